@@ -1,0 +1,102 @@
+"""Decoding: ids -> bytes -> text, in one piece or as a stream.
+
+Why a table: ``b"".join(map(table.__getitem__, ids))`` runs in C. Invalid ids are caught by the same
+lookup (out of range, not an integer) plus one check for negatives, which Python lists would
+otherwise read from the end.
+"""
+
+from __future__ import annotations
+
+import codecs
+from collections.abc import Iterable
+
+from .errors import InvalidTokenError
+
+__all__ = ["StreamDecoder", "TokenTable"]
+
+
+class TokenTable:
+    """id -> token bytes, for ordinary and special tokens alike."""
+
+    def __init__(self, name: str, token_bytes: list[bytes], special_tokens: dict[str, int]) -> None:
+        self.name = name
+        size = max([len(token_bytes) - 1, *special_tokens.values()]) + 1
+        table: list[bytes | None] = [t if t else None for t in token_bytes]
+        table.extend([None] * (size - len(table)))
+        for text, token_id in special_tokens.items():
+            table[token_id] = text.encode("utf-8")
+        self._table = table
+
+    def __len__(self) -> int:
+        return len(self._table)
+
+    def single(self, token: int) -> bytes:
+        """Bytes of one id; :class:`InvalidTokenError` if it is not a token."""
+        try:
+            if token >= 0:
+                value = self._table[token]
+                if value is not None:
+                    return value
+        except (TypeError, IndexError):
+            pass
+        raise self._error(token, None)
+
+    def join(self, ids: Iterable[int]) -> bytes:
+        """Bytes of a sequence of ids."""
+        if not isinstance(ids, (list, tuple)):
+            ids = list(ids)
+        try:
+            data = b"".join(map(self._table.__getitem__, ids))
+            if not ids or min(ids) >= 0:
+                return data
+        except (TypeError, IndexError):
+            pass
+        for position, token in enumerate(ids):
+            try:
+                if token >= 0 and self._table[token] is not None:
+                    continue
+            except (TypeError, IndexError):
+                pass
+            raise self._error(token, position)
+        raise InvalidTokenError(f"ids for {self.name} could not be decoded")  # pragma: no cover
+
+    def _error(self, token: object, position: int | None) -> InvalidTokenError:
+        where = "" if position is None else f" at position {position}"
+        if not hasattr(token, "__index__"):
+            return InvalidTokenError(
+                f"token ids must be integers; got {type(token).__name__} {token!r}{where}"
+            )
+        return InvalidTokenError(
+            f"{token!r}{where} is not a token id of {self.name}: valid ids are 0..{len(self._table) - 1}"
+            " (some may be unused); check that the ids come from this encoding"
+        )
+
+
+class StreamDecoder:
+    """Turns ids into text as they arrive, holding back bytes of an incomplete UTF-8 character.
+
+    Each instance keeps its own state, so concurrent streams never mix (a shared decoder would leak
+    half a character from one stream into another).
+
+    >>> from bytepair import get_encoding
+    >>> enc = get_encoding("o200k_base")
+    >>> stream = enc.stream_decoder()
+    >>> ids = enc.encode("🙂!")
+    >>> "".join(stream.feed(i) for i in ids) + stream.flush()
+    '🙂!'
+    """
+
+    def __init__(self, table: TokenTable, errors: str = "replace") -> None:
+        self._table = table
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors)
+
+    def feed(self, ids: int | Iterable[int]) -> str:
+        """Add one id or several; return the text that is now complete."""
+        data = self._table.single(ids) if isinstance(ids, int) else self._table.join(ids)
+        return self._decoder.decode(data)
+
+    def flush(self) -> str:
+        """End of stream: return what is left (incomplete bytes become U+FFFD with errors="replace")."""
+        text = self._decoder.decode(b"", final=True)
+        self._decoder.reset()
+        return text

@@ -1,0 +1,372 @@
+"""The public ``Encoding``: tiktoken's API over bytepair's pipeline.
+
+Data flows one way: text -> lone-surrogate repair -> special-token scan -> pretokenization ->
+piece cache / BPE merge -> ids; and back: ids -> token bytes -> UTF-8 text. Each stage lives in
+the module named after it; this class only wires them together and checks arguments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Iterator, Sequence
+from itertools import chain
+from typing import AbstractSet, Literal
+
+from .decode import StreamDecoder, TokenTable
+from .errors import DisallowedSpecialTokenError, InvalidInputError, InvalidTokenError, VocabFormatError
+from .offsets import piece_token_spans
+from .piece_cache import PieceCache
+from .pretokenize import Pretokenizer
+from .special_scan import SpecialTokenScanner
+from .text_input import SurrogateRepair, repair_surrogates, require_str
+
+__all__ = ["Encoding"]
+
+AllowedSpecial = Literal["all"] | AbstractSet[str]
+DisallowedSpecial = Literal["all"] | Collection[str]
+
+# Texts longer than this are pretokenized block by block (bounded memory, early exit for limits).
+_BLOCK_CHARS = 1 << 18
+
+
+class Encoding:
+    """A byte-level BPE encoding: pattern, mergeable ranks and special tokens.
+
+    >>> from bytepair import get_encoding
+    >>> enc = get_encoding("cl100k_base")
+    >>> enc.encode("hello world")
+    [15339, 1917]
+    >>> enc.decode([15339, 1917])
+    'hello world'
+    """
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        pat_str: str,
+        mergeable_ranks: dict[bytes, int],
+        special_tokens: dict[str, int],
+        explicit_n_vocab: int | None = None,
+        _token_bytes: list[bytes] | None = None,
+        _cuttable_at_lines: bool = False,
+    ) -> None:
+        """Build an encoding, with tiktoken's constructor signature.
+
+        ``mergeable_ranks`` maps token bytes to rank (= id); every single byte must be present.
+        ``special_tokens`` maps special-token strings to ids that no mergeable token uses.
+        """
+        self.name = name
+        self._pat_str = pat_str
+        self._mergeable_ranks = mergeable_ranks
+        self._special_tokens = dict(special_tokens)
+        # Ranks from a packed file come with their rank-ordered list, so they are unique by construction.
+        _validate(name, mergeable_ranks, self._special_tokens, explicit_n_vocab, check_unique=_token_bytes is None)
+        if _token_bytes is None:
+            _token_bytes = [b""] * (max(mergeable_ranks.values()) + 1)
+            for token, rank in mergeable_ranks.items():
+                _token_bytes[rank] = token
+        self.max_token_value = max(len(_token_bytes) - 1, *self._special_tokens.values(), 0)
+        self._special_set = frozenset(self._special_tokens)
+        self._special_ids = frozenset(self._special_tokens.values())
+        self._special_by_bytes = {text.encode("utf-8"): i for text, i in self._special_tokens.items()}
+        self._table = TokenTable(name, _token_bytes, self._special_tokens)
+        self._scanner = SpecialTokenScanner(self._special_tokens)
+        self._pretokenizer = Pretokenizer(pat_str, cuttable_at_lines=_cuttable_at_lines)
+        self._cache = PieceCache(mergeable_ranks, _token_bytes)
+
+    def __repr__(self) -> str:
+        return f"<Encoding {self.name!r}>"
+
+    # ---------------------------------------------------------------- encoding
+    def encode_ordinary(self, text: str) -> list[int]:
+        """Encode ``text``, treating special-token text as ordinary text.
+
+        >>> from bytepair import get_encoding
+        >>> get_encoding("r50k_base").encode_ordinary("<|endoftext|>")
+        [27, 91, 437, 1659, 5239, 91, 29]
+        """
+        require_str(text)
+        return list(chain.from_iterable(self._ordinary_ids(repair_surrogates(text))))
+
+    def encode(
+        self,
+        text: str,
+        *,
+        allowed_special: AllowedSpecial = frozenset(),
+        disallowed_special: DisallowedSpecial = "all",
+    ) -> list[int]:
+        """Encode ``text``. Special-token text raises unless allowed (tiktoken's policy).
+
+        - ``allowed_special``: special tokens encoded as their single id (``"all"`` for every one).
+        - ``disallowed_special``: special tokens whose text raises :class:`DisallowedSpecialTokenError`;
+          the default ``"all"`` means every special token not allowed; ``()`` turns the check off,
+          encoding such text as ordinary text.
+
+        >>> from bytepair import get_encoding
+        >>> enc = get_encoding("cl100k_base")
+        >>> enc.encode("<|endoftext|>", allowed_special="all")
+        [100257]
+        >>> enc.encode("<|endoftext|>", disallowed_special=())
+        [27, 91, 8862, 728, 428, 91, 29]
+        """
+        require_str(text)
+        return list(chain.from_iterable(self._ids(text, allowed_special, disallowed_special)))
+
+    def encode_batch(
+        self,
+        text: Sequence[str],
+        *,
+        num_threads: int = 8,
+        allowed_special: AllowedSpecial = frozenset(),
+        disallowed_special: DisallowedSpecial = "all",
+    ) -> list[list[int]]:
+        """``encode`` each text. ``num_threads`` is accepted for tiktoken compatibility and ignored:
+        the work is pure Python (and Pyodide has no threads)."""
+        return [self.encode(t, allowed_special=allowed_special, disallowed_special=disallowed_special) for t in text]
+
+    def encode_ordinary_batch(self, text: Sequence[str], *, num_threads: int = 8) -> list[list[int]]:
+        """``encode_ordinary`` each text (``num_threads`` is ignored, see ``encode_batch``)."""
+        return [self.encode_ordinary(t) for t in text]
+
+    def encode_single_token(self, text_or_bytes: str | bytes) -> int:
+        """The id of text that is exactly one token (special tokens included).
+
+        >>> from bytepair import get_encoding
+        >>> get_encoding("r50k_base").encode_single_token("hello")
+        31373
+        """
+        if isinstance(text_or_bytes, str):
+            data = text_or_bytes.encode("utf-8", "surrogatepass")
+        elif isinstance(text_or_bytes, (bytes, bytearray)):
+            data = bytes(text_or_bytes)
+        else:
+            raise InvalidInputError(f"expected str or bytes, not {type(text_or_bytes).__name__}")
+        rank = self._mergeable_ranks.get(data)
+        if rank is None:
+            rank = self._special_by_bytes.get(data)
+        if rank is None:
+            raise InvalidTokenError(f"{text_or_bytes!r} is not a single token of {self.name}; use encode() for text")
+        return rank
+
+    def count(
+        self,
+        text: str,
+        *,
+        allowed_special: AllowedSpecial = frozenset(),
+        disallowed_special: DisallowedSpecial = "all",
+    ) -> int:
+        """Number of tokens ``encode`` would return, without building the list.
+
+        >>> from bytepair import get_encoding
+        >>> get_encoding("o200k_base").count("hello world")
+        2
+        """
+        require_str(text)
+        return sum(map(len, self._ids(text, allowed_special, disallowed_special)))
+
+    def is_within_token_limit(
+        self,
+        text: str,
+        limit: int,
+        *,
+        allowed_special: AllowedSpecial = frozenset(),
+        disallowed_special: DisallowedSpecial = "all",
+    ) -> int | Literal[False]:
+        """The token count if it is at most ``limit``, else ``False``; stops as soon as it is exceeded.
+
+        >>> from bytepair import get_encoding
+        >>> enc = get_encoding("o200k_base")
+        >>> enc.is_within_token_limit("hello world", 5), enc.is_within_token_limit("hello world", 1)
+        (2, False)
+        """
+        require_str(text)
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+            raise InvalidInputError(f"limit must be a non-negative int, not {limit!r}")
+        total = 0
+        for ids in self._ids(text, allowed_special, disallowed_special):
+            total += len(ids)
+            if total > limit:
+                return False
+        return total
+
+    def encode_with_offsets(
+        self,
+        text: str,
+        *,
+        allowed_special: AllowedSpecial = frozenset(),
+        disallowed_special: DisallowedSpecial = "all",
+    ) -> tuple[list[int], list[tuple[int, int]]]:
+        """Ids plus each token's ``[start, end)`` character span in ``text`` (see ``offsets.py``).
+
+        >>> from bytepair import get_encoding
+        >>> get_encoding("o200k_base").encode_with_offsets("hi 🫠")
+        ([3686, 9552, 104, 254], [(0, 2), (2, 4), (3, 4), (3, 4)])
+        """
+        require_str(text)
+        allowed = self._check_policy(text, allowed_special, disallowed_special)
+        repair = SurrogateRepair(text)
+        ids: list[int] = []
+        spans: list[tuple[int, int]] = []
+        cache, token_bytes = self._cache, self._table.single
+        position = 0
+        for segment, special_id in self._scanner.segments(repair.text, allowed):
+            if special_id is not None:
+                ids.append(special_id)
+                spans.append((position, position + len(segment)))
+            else:
+                for start, end in self._pretokenizer.spans(segment):
+                    piece = segment[start:end]
+                    piece_ids = cache[piece]
+                    ids.extend(piece_ids)
+                    lengths = [len(token_bytes(i)) for i in piece_ids]
+                    spans.extend(piece_token_spans(piece, lengths, position + start))
+            position += len(segment)
+        if repair.text is not text:
+            to_original = repair.to_original
+            spans = [(to_original(s), to_original(e)) for s, e in spans]
+        return ids, spans
+
+    # ---------------------------------------------------------------- decoding
+    def decode_bytes(self, tokens: Iterable[int]) -> bytes:
+        """The bytes of ``tokens`` joined.
+
+        >>> from bytepair import get_encoding
+        >>> get_encoding("r50k_base").decode_bytes([31373, 995])
+        b'hello world'
+        """
+        return self._table.join(tokens)
+
+    def decode(self, tokens: Iterable[int], errors: str = "replace") -> str:
+        """Decode ``tokens`` to text; bytes that are not valid UTF-8 follow ``errors`` (default: U+FFFD)."""
+        return self._table.join(tokens).decode("utf-8", errors=errors)
+
+    def decode_single_token_bytes(self, token: int) -> bytes:
+        """The bytes of one token (special tokens included)."""
+        return self._table.single(token)
+
+    def decode_tokens_bytes(self, tokens: Iterable[int]) -> list[bytes]:
+        """The bytes of each token, for showing how text was split."""
+        single = self._table.single
+        return [single(t) for t in tokens]
+
+    def decode_with_offsets(self, tokens: Sequence[int]) -> tuple[str, list[int]]:
+        """Text and, per token, the index of the first character holding any of its bytes (tiktoken's rule).
+
+        Raises ``UnicodeDecodeError`` if the tokens do not decode to valid UTF-8, as tiktoken does.
+        """
+        token_bytes = self.decode_tokens_bytes(tokens)
+        text_len = 0
+        offsets = []
+        for token in token_bytes:
+            continuation = bool(token) and 0x80 <= token[0] < 0xC0
+            offsets.append(max(0, text_len - continuation))
+            text_len += sum(1 for byte in token if not 0x80 <= byte < 0xC0)
+        text = b"".join(token_bytes).decode("utf-8", errors="strict")
+        return text, offsets
+
+    def decode_batch(self, batch: Sequence[Sequence[int]], *, errors: str = "replace", num_threads: int = 8) -> list[str]:
+        """``decode`` each sequence."""
+        return [self.decode(tokens, errors=errors) for tokens in batch]
+
+    def decode_bytes_batch(self, batch: Sequence[Sequence[int]], *, num_threads: int = 8) -> list[bytes]:
+        """``decode_bytes`` each sequence."""
+        return [self.decode_bytes(tokens) for tokens in batch]
+
+    def stream_decoder(self, errors: str = "replace") -> StreamDecoder:
+        """A decoder for ids that arrive one at a time (see :class:`StreamDecoder`)."""
+        return StreamDecoder(self._table, errors)
+
+    # ---------------------------------------------------------------- misc
+    def token_byte_values(self) -> list[bytes]:
+        """Bytes of every mergeable token, in rank order."""
+        return sorted(self._mergeable_ranks, key=self._mergeable_ranks.__getitem__)
+
+    @property
+    def eot_token(self) -> int:
+        """Id of ``<|endoftext|>``."""
+        return self._special_tokens["<|endoftext|>"]
+
+    @property
+    def special_tokens_set(self) -> set[str]:
+        """The special-token strings."""
+        return set(self._special_set)
+
+    def is_special_token(self, token: int) -> bool:
+        """Whether ``token`` is the id of a special token."""
+        return token in self._special_ids
+
+    @property
+    def n_vocab(self) -> int:
+        """``max_token_value + 1`` (as in tiktoken)."""
+        return self.max_token_value + 1
+
+    def __reduce__(self) -> tuple[object, ...]:
+        from . import registry
+
+        if registry.is_registered(self):
+            return registry.get_encoding, (self.name,)
+        return _rebuild, (self.name, self._pat_str, self._mergeable_ranks, self._special_tokens)
+
+    # ---------------------------------------------------------------- private
+    def _check_policy(self, text: str, allowed_special: AllowedSpecial, disallowed_special: DisallowedSpecial) -> frozenset[str]:
+        """Apply the allowed/disallowed policy; return the allowed set."""
+        if allowed_special == "all":
+            allowed = self._special_set
+        else:
+            allowed = frozenset(allowed_special)
+        if disallowed_special == "all":
+            disallowed = self._special_set - allowed
+        else:
+            disallowed = frozenset(disallowed_special)
+        if disallowed:
+            found = self._scanner.find(text, disallowed)
+            if found is not None:
+                raise DisallowedSpecialTokenError(found)
+        return allowed & self._special_set
+
+    def _ids(self, text: str, allowed_special: AllowedSpecial, disallowed_special: DisallowedSpecial) -> Iterator[tuple[int, ...]]:
+        """Token ids as a stream of tuples (one per piece or special token)."""
+        allowed = self._check_policy(text, allowed_special, disallowed_special)
+        text = repair_surrogates(text)
+        if not allowed:
+            return self._ordinary_ids(text)
+        return chain.from_iterable(
+            self._ordinary_ids(segment) if special_id is None else ((special_id,),)
+            for segment, special_id in self._scanner.segments(text, allowed)
+        )
+
+    def _ordinary_ids(self, text: str) -> Iterator[tuple[int, ...]]:
+        get = self._cache.__getitem__
+        if len(text) <= _BLOCK_CHARS:
+            return map(get, self._pretokenizer.split(text))
+        return chain.from_iterable(map(get, self._pretokenizer.split(block)) for block in self._pretokenizer.blocks(text, _BLOCK_CHARS))
+
+
+def _validate(
+    name: str, ranks: dict[bytes, int], special: dict[str, int], explicit_n_vocab: int | None, *, check_unique: bool
+) -> None:
+    if not isinstance(ranks, dict) or not ranks:
+        raise VocabFormatError(f"{name}: mergeable_ranks must be a non-empty dict of bytes -> rank")
+    missing = [b for b in range(256) if bytes((b,)) not in ranks]
+    if missing:
+        raise VocabFormatError(
+            f"{name}: mergeable_ranks lacks {len(missing)} single-byte token(s) (first: {bytes((missing[0],))!r}); "
+            "byte-level BPE needs all 256 so that any text can be encoded"
+        )
+    if check_unique and len(set(ranks.values())) != len(ranks):
+        raise VocabFormatError(f"{name}: two mergeable tokens share a rank")
+    clash = set(special.values()) & set(ranks.values())
+    if clash:
+        raise VocabFormatError(f"{name}: special token id(s) {sorted(clash)[:5]} are also mergeable ranks")
+    if any(not isinstance(t, str) or not t for t in special):
+        raise VocabFormatError(f"{name}: special tokens must be non-empty strings")
+    if explicit_n_vocab is not None:
+        actual = len(ranks) + len(special)
+        top = max([*ranks.values(), *special.values()])
+        if actual != explicit_n_vocab or top != explicit_n_vocab - 1:
+            raise VocabFormatError(f"{name}: expected {explicit_n_vocab} tokens with ids 0..{explicit_n_vocab - 1}, got {actual} (max id {top})")
+
+
+def _rebuild(name: str, pat_str: str, ranks: dict[bytes, int], special: dict[str, int]) -> Encoding:
+    return Encoding(name, pat_str=pat_str, mergeable_ranks=ranks, special_tokens=special)
+

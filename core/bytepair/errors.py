@@ -1,0 +1,70 @@
+"""Exception types. Each says what went wrong and what to do about it.
+
+Every class derives from :class:`BytepairError` and from the built-in type a tiktoken user would
+already catch (``ValueError``, ``KeyError``, ``TypeError``), so bytepair stays a drop-in.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BytepairError",
+    "DisallowedSpecialTokenError",
+    "InvalidInputError",
+    "InvalidTokenError",
+    "UnknownEncodingError",
+    "UnknownModelError",
+    "UnsupportedPatternError",
+    "VocabFormatError",
+    "VocabHashMismatchError",
+]
+
+
+class BytepairError(Exception):
+    """Base class of every error bytepair raises on purpose."""
+
+
+class _PlainMessageKeyError(KeyError):
+    # KeyError's str() is the repr of its argument; show the message as written instead.
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class DisallowedSpecialTokenError(BytepairError, ValueError):
+    """The text contains a special token that the call did not allow."""
+
+    def __init__(self, token: str) -> None:
+        self.token = token
+        super().__init__(
+            f"Encountered text corresponding to disallowed special token {token!r}.\n"
+            f"To encode it as the special token, pass allowed_special={{{token!r}}} (or \"all\").\n"
+            f"To encode it as ordinary text, pass disallowed_special=(enc.special_tokens_set - {{{token!r}}}).\n"
+            "To turn the check off for every special token, pass disallowed_special=()."
+        )
+
+
+class UnknownEncodingError(BytepairError, ValueError):
+    """No encoding of that name is registered."""
+
+
+class UnknownModelError(BytepairError, _PlainMessageKeyError):
+    """The model name maps to no known encoding."""
+
+
+class InvalidTokenError(BytepairError, _PlainMessageKeyError, ValueError):
+    """A token id (or token bytes) is not in the vocabulary, or is not an integer."""
+
+
+class InvalidInputError(BytepairError, TypeError):
+    """The input has the wrong type (for example bytes where a str is expected)."""
+
+
+class VocabFormatError(BytepairError, ValueError):
+    """A vocabulary file is malformed, truncated or inconsistent."""
+
+
+class VocabHashMismatchError(VocabFormatError):
+    """A vocabulary file's sha256 differs from the expected one: it is corrupt or not the file meant."""
+
+
+class UnsupportedPatternError(BytepairError, ValueError):
+    """A pretokenization pattern cannot be compiled exactly on this interpreter."""

@@ -1,0 +1,72 @@
+"""GPT-2's original vocabulary files: ``encoder.json`` (token text -> id) and ``vocab.bpe`` (merges).
+
+Why both: ``encoder.json`` gives the ids, ``vocab.bpe`` the merge order. For GPT-2 they agree (the id
+of a merged token is 256 + its line in ``vocab.bpe``), and tiktoken refuses files where they do not;
+so do we, because a mismatch means a corrupt or foreign pair of files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from ..byte_unicode import BYTES_IN_RANK_ORDER, visible_to_bytes
+from ..errors import VocabFormatError
+from .tiktoken_file import check_sha256
+
+__all__ = ["load_gpt2_files", "parse_gpt2_files"]
+
+_SPECIAL_TEXTS = ("<|endoftext|>", "<|startoftext|>")
+
+
+def parse_gpt2_files(encoder_json: bytes, vocab_bpe: bytes) -> dict[bytes, int]:
+    """Return mergeable ranks (token bytes -> rank) from the two files' contents."""
+    try:
+        encoder = json.loads(encoder_json)
+        if not isinstance(encoder, dict):
+            raise ValueError("top level is not an object")
+        ranks = {visible_to_bytes(text): int(rank) for text, rank in encoder.items() if text not in _SPECIAL_TEXTS}
+    except (ValueError, KeyError, TypeError) as exc:
+        raise VocabFormatError(f"encoder.json is not GPT-2's token->id map ({exc!r})") from None
+
+    lines = vocab_bpe.decode("utf-8", errors="strict").split("\n")
+    if not lines[0].startswith("#version"):
+        raise VocabFormatError("vocab.bpe does not start with a '#version' line; is it a GPT-2 merges file?")
+    expected = {bytes([b]): rank for rank, b in enumerate(BYTES_IN_RANK_ORDER)}
+    rank = len(expected)
+    for lineno, line in enumerate(lines[1:], 2):
+        if not line:
+            continue
+        parts = line.split(" ")
+        if len(parts) != 2:
+            raise VocabFormatError(f"vocab.bpe, line {lineno}: expected two tokens, got {line!r}")
+        try:
+            expected[visible_to_bytes(parts[0]) + visible_to_bytes(parts[1])] = rank
+        except KeyError as exc:
+            raise VocabFormatError(f"vocab.bpe, line {lineno}: character {exc} is outside GPT-2's byte map") from None
+        rank += 1
+    if expected != ranks:
+        missing = len(expected.keys() - ranks.keys())
+        extra = len(ranks.keys() - expected.keys())
+        raise VocabFormatError(
+            f"encoder.json and vocab.bpe disagree ({missing} merge(s) without an id, {extra} id(s) without "
+            "a merge, or different ranks); they must come from the same GPT-2 release"
+        )
+    return ranks
+
+
+def load_gpt2_files(
+    encoder_json_path: str | os.PathLike[str],
+    vocab_bpe_path: str | os.PathLike[str],
+    *,
+    encoder_json_hash: str | None = None,
+    vocab_bpe_hash: str | None = None,
+) -> dict[bytes, int]:
+    """Load GPT-2's ``encoder.json`` + ``vocab.bpe`` from disk, optionally checking their sha256."""
+    with open(encoder_json_path, "rb") as f:
+        encoder = f.read()
+    with open(vocab_bpe_path, "rb") as f:
+        merges = f.read()
+    check_sha256(encoder, encoder_json_hash, str(encoder_json_path))
+    check_sha256(merges, vocab_bpe_hash, str(vocab_bpe_path))
+    return parse_gpt2_files(encoder, merges)

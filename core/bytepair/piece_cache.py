@@ -1,0 +1,36 @@
+"""Piece cache: pretokenized piece (str) -> token ids, filled on first sight.
+
+Why a ``dict`` subclass: ``map(cache.__getitem__, pieces)`` then runs entirely in C for every piece
+seen before (most pieces of real text repeat), and ``__missing__`` computes the rest. The cache is
+bounded: when it is full it is emptied and refilled, which costs one rebuild of hot entries but never
+lets memory grow with the input.
+"""
+
+from __future__ import annotations
+
+from .bpe_merge import merge_piece
+from .long_pieces import LONG_PIECE_CHARS, LongPieceEncoder
+
+__all__ = ["PieceCache"]
+
+DEFAULT_MAX_ENTRIES = 1 << 16
+
+
+class PieceCache(dict[str, tuple[int, ...]]):
+    """Maps a piece to its ids; missing pieces are encoded with BPE and remembered."""
+
+    def __init__(self, ranks: dict[bytes, int], token_bytes: list[bytes], max_entries: int = DEFAULT_MAX_ENTRIES) -> None:
+        super().__init__()
+        self.ranks = ranks
+        self.max_entries = max_entries
+        self._long = LongPieceEncoder(self, ranks, token_bytes)
+
+    def __missing__(self, piece: str) -> tuple[int, ...]:
+        if len(piece) > LONG_PIECE_CHARS:
+            # Long pieces are assembled from cached chunks; they are too rare to be worth keeping.
+            return self._long.encode(piece)
+        ids = tuple(merge_piece(piece.encode("utf-8"), self.ranks))
+        if len(self) >= self.max_entries:
+            self.clear()
+        self[piece] = ids
+        return ids

@@ -1,0 +1,109 @@
+"""Pretokenization: split text into the pieces that BPE then encodes one by one.
+
+Why here: the split decides the ids as much as the merges do, and it must be identical on every
+interpreter. The pattern is translated to stdlib ``re`` with pinned Unicode tables (``translate.py``);
+astral characters are swapped for BMP stand-ins while matching (``astral.py``) and the pieces are
+then cut from the original text by length, so callers never see the stand-ins.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from itertools import accumulate
+from typing import Any
+
+from ..errors import UnsupportedPatternError
+from .astral import ASTRAL_RUN, AstralStandIns, NoStandInError
+from .translate import UntranslatablePatternError, translate
+
+__all__ = ["Pretokenizer"]
+
+# After "\n" preceded by a non-space and followed by a letter: see ``cuttable_at_lines``.
+_LINE_CUT = re.compile("(?<=" + translate(r"\S").pattern + r"\n)(?=" + translate(r"\p{L}").pattern + ")")
+
+
+class Pretokenizer:
+    """Split text by a tokenizer pattern, exactly as tiktoken's engine does.
+
+    >>> Pretokenizer(r"\\p{L}+|\\p{N}{1,3}|\\s+|[^\\s\\p{L}\\p{N}]+").split("abc 12345!")
+    ['abc', ' ', '123', '45', '!']
+    """
+
+    engine: str
+    """``"re"`` (translated, exact) or ``"regex"`` (fallback for untranslatable user patterns)."""
+
+    def __init__(self, pattern: str, *, cuttable_at_lines: bool = False) -> None:
+        """``cuttable_at_lines`` declares that no piece spans a line break between a non-space
+        character and a letter, and that the pieces before such a break do not depend on what follows
+        it. It holds for the OpenAI patterns (tests check it); long texts are then split there."""
+        self.pattern = pattern
+        self._cuttable = cuttable_at_lines
+        self._stand_ins: AstralStandIns | None = None
+        try:
+            translation = translate(pattern, bmp_only=True)
+            try:
+                if translation.has_astral_literal:
+                    raise NoStandInError("the pattern names astral characters")
+                self._stand_ins = AstralStandIns(avoid=translation.literals)
+            except NoStandInError:
+                translation = translate(pattern, bmp_only=False)
+            self._regex: Any = re.compile(translation.pattern)
+            self.engine = "re"
+        except UntranslatablePatternError as exc:
+            self._regex = _compile_with_regex_package(pattern, exc)
+            self.engine = "regex"
+        except re.error as exc:
+            raise UnsupportedPatternError(f"invalid pretokenization pattern {pattern!r}: {exc}") from None
+
+    def _matchable(self, text: str) -> str | None:
+        """The text to run the pattern on if it differs from ``text`` (astral stand-ins), else None."""
+        if self._stand_ins is None or text.isascii() or ASTRAL_RUN.search(text) is None:
+            return None
+        return self._stand_ins.substitute(text)
+
+    def split(self, text: str) -> list[str]:
+        """All pieces of ``text`` in order."""
+        swapped = self._matchable(text)
+        if swapped is None:
+            return self._regex.findall(text)
+        ends = list(accumulate(map(len, self._regex.findall(swapped))))
+        if ends and ends[-1] != len(text):
+            # Some text matched no alternative, so pieces are not back to back: cut by span.
+            return [text[m.start() : m.end()] for m in self._regex.finditer(swapped)]
+        return list(map(text.__getitem__, map(slice, [0, *ends], ends)))
+
+    def blocks(self, text: str, size: int) -> Iterator[str]:
+        """``text`` in consecutive blocks of about ``size`` characters whose pieces are the pieces of
+        ``text`` (cut only where ``cuttable_at_lines`` allows; otherwise the text is one block)."""
+        if not self._cuttable or len(text) <= size:
+            yield text
+            return
+        start = 0
+        while len(text) - start > size:
+            cut = _LINE_CUT.search(text, start + size)
+            if cut is None:
+                break
+            yield text[start : cut.start()]
+            start = cut.start()
+        yield text[start:]
+
+    def spans(self, text: str, pos: int = 0) -> Iterator[tuple[int, int]]:
+        """Lazily yield ``(start, end)`` of each piece from ``pos`` on (for offsets and early exit)."""
+        swapped = self._matchable(text)
+        for match in self._regex.finditer(text if swapped is None else swapped, pos):
+            yield match.span()
+
+
+def _compile_with_regex_package(pattern: str, why: UntranslatablePatternError) -> Any:
+    try:
+        import regex
+    except ImportError:
+        raise UnsupportedPatternError(
+            f"{why}. Without it, use only \\p{{L}}, \\p{{Lu}}, \\p{{Ll}}, \\p{{Lt}}, \\p{{Lm}}, \\p{{Lo}}, "
+            "\\p{M}, \\p{N}, \\p{Nd}, \\s, \\d and literal syntax"
+        ) from None
+    try:
+        return regex.compile(pattern)
+    except regex.error as exc:
+        raise UnsupportedPatternError(f"invalid pretokenization pattern {pattern!r}: {exc}") from None

@@ -1,0 +1,298 @@
+"""Translate a tokenizer pattern (tiktoken / Rust ``regex`` syntax) into a stdlib ``re`` pattern.
+
+Why: tiktoken's patterns use ``\\p{L}``-style classes that stdlib ``re`` lacks, and stdlib ``\\s``
+differs from Unicode White_Space (it also matches U+001C..U+001F). Pyodide has no ``regex`` package,
+so every class is expanded into explicit ranges from the pinned tables, and the few places where
+Python's reading of the syntax differs from Rust's are rewritten:
+
+* ``$`` outside a class means *end of text* in Rust (no multi-line flag); in Python it also
+  matches before a final newline, so it becomes ``\\Z``.
+* ``\\s``/``\\S``/``\\d``/``\\D`` and ``\\p{..}``/``\\P{..}`` become explicit ranges.
+* ``\\x{HHHH}`` becomes ``\\UHHHHHHHH``; groups become non-capturing (matches are used whole).
+
+With ``bmp_only=True`` the expanded classes keep only their BMP part: the caller then replaces every
+astral character by a BMP stand-in of the same class before matching (see ``astral.py``), which lets
+``re`` compile each class to a constant-time bitmap instead of a linear list of ranges.
+
+Anything the translation cannot reproduce exactly (``\\w``, ``\\b``, scripts such as ``\\p{Han}``,
+other inline flags ...) raises :class:`UntranslatablePatternError`; the caller may then fall back
+to the ``regex`` package if it is installed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .unicode_classes import CLASS_NAMES, class_ranges, complement_ranges, merge_ranges
+
+__all__ = ["Translation", "UntranslatablePatternError", "translate"]
+
+Ranges = tuple[tuple[int, int], ...]
+
+
+class UntranslatablePatternError(ValueError):
+    """The pattern uses syntax whose meaning stdlib ``re`` cannot reproduce exactly."""
+
+
+@dataclass(frozen=True)
+class Translation:
+    pattern: str
+    """The stdlib ``re`` pattern."""
+    literals: frozenset[str]
+    """Every character the source pattern names literally (stand-ins must avoid them)."""
+    has_astral_literal: bool
+    """A literal or range above U+FFFF occurs, so astral stand-ins cannot be used."""
+    ignores_case: bool
+    """A case-insensitive group or flag occurs."""
+
+
+_SIMPLE_CLASS_ESCAPES = {"s": ("White_Space", False), "S": ("White_Space", True),
+                         "d": ("Nd", False), "D": ("Nd", True)}
+# Escapes that mean the same single character in Rust and in Python.
+_CHAR_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "f": "\f", "v": "\v", "a": "\a", "0": "\0"}
+_ANCHORS = {"A": r"\A", "z": r"\Z", "Z": r"\Z"}
+
+
+def _esc(cp: int) -> str:
+    return f"\\u{cp:04X}" if cp <= 0xFFFF else f"\\U{cp:08X}"
+
+
+def _render_ranges(ranges: Ranges, bmp_only: bool) -> str:
+    parts: list[str] = []
+    for lo, hi in ranges:
+        if bmp_only:
+            if lo > 0xFFFF:
+                continue
+            hi = min(hi, 0xFFFF)
+        parts.append(_esc(lo) if lo == hi else f"{_esc(lo)}-{_esc(hi)}")
+    return "".join(parts)
+
+
+class _Translator:
+    def __init__(self, src: str, bmp_only: bool) -> None:
+        self.src = src
+        self.pos = 0
+        self.bmp_only = bmp_only
+        self.out: list[str] = []
+        self.literals: set[str] = set()
+        self.astral = False
+        self.ignores_case = False
+
+    # -- helpers ---------------------------------------------------------------------------
+    def fail(self, what: str) -> UntranslatablePatternError:
+        return UntranslatablePatternError(
+            f"{what} at position {self.pos} of pattern {self.src!r} has no exact stdlib-re "
+            "equivalent; install the `regex` package to use this pattern"
+        )
+
+    def peek(self, k: int = 0) -> str:
+        i = self.pos + k
+        return self.src[i] if i < len(self.src) else ""
+
+    def literal(self, ch: str) -> str:
+        self.literals.add(ch)
+        if ord(ch) > 0xFFFF:
+            self.astral = True
+        return ch
+
+    def read_property(self) -> tuple[str, bool]:
+        """At ``\\p`` or ``\\P``: return (class name, negated) and advance past it."""
+        negated = self.src[self.pos + 1] == "P"
+        self.pos += 2
+        if self.peek() == "{":
+            end = self.src.find("}", self.pos)
+            if end < 0:
+                raise self.fail("unterminated \\p{")
+            name = self.src[self.pos + 1 : end]
+            self.pos = end + 1
+        else:
+            name = self.peek()
+            self.pos += 1
+        if name.startswith("^"):
+            name, negated = name[1:], not negated
+        if name not in CLASS_NAMES:
+            raise self.fail(f"Unicode class \\p{{{name}}}")
+        return name, negated
+
+    def read_hex_escape(self) -> str:
+        """At ``\\x``, ``\\u`` or ``\\U``: return the character and advance past it."""
+        kind = self.src[self.pos + 1]
+        self.pos += 2
+        if kind == "x" and self.peek() == "{":
+            end = self.src.find("}", self.pos)
+            digits = self.src[self.pos + 1 : end] if end > 0 else ""
+            self.pos = end + 1
+        else:
+            width = {"x": 2, "u": 4, "U": 8}[kind]
+            digits = self.src[self.pos : self.pos + width]
+            self.pos += width
+        try:
+            cp = int(digits, 16)
+            return chr(cp)
+        except ValueError:
+            raise self.fail(f"hex escape {digits!r}") from None
+
+    def class_item_ranges(self, name: str, negated: bool) -> Ranges:
+        ranges = class_ranges(name)
+        return complement_ranges(ranges) if negated else ranges
+
+    # -- outside a class -------------------------------------------------------------------
+    def run(self) -> Translation:
+        src = self.src
+        while self.pos < len(src):
+            ch = src[self.pos]
+            if ch == "\\":
+                self.escape_outside()
+            elif ch == "[":
+                self.char_class()
+            elif ch == "$":
+                self.out.append(r"\Z")
+                self.pos += 1
+            elif ch == "(":
+                self.group_open()
+            elif ch in ")|*+?.^":
+                self.out.append(ch)
+                self.pos += 1
+            elif ch == "{":
+                end = src.find("}", self.pos)
+                if end < 0:
+                    raise self.fail("unterminated repetition")
+                self.out.append(src[self.pos : end + 1])
+                self.pos = end + 1
+            else:
+                self.out.append(self.literal(ch))
+                self.pos += 1
+        return Translation("".join(self.out), frozenset(self.literals), self.astral, self.ignores_case)
+
+    def escape_outside(self) -> None:
+        nxt = self.peek(1)
+        if nxt in ("p", "P"):
+            name, negated = self.read_property()
+            body = _render_ranges(self.class_item_ranges(name, negated), self.bmp_only)
+            self.out.append(f"[{body}]")
+        elif nxt in _SIMPLE_CLASS_ESCAPES:
+            name, negated = _SIMPLE_CLASS_ESCAPES[nxt]
+            self.pos += 2
+            self.out.append(f"[{_render_ranges(self.class_item_ranges(name, negated), self.bmp_only)}]")
+        elif nxt in ("x", "u", "U"):
+            self.out.append(_esc(ord(self.literal(self.read_hex_escape()))))
+        elif nxt in _CHAR_ESCAPES:
+            self.literal(_CHAR_ESCAPES[nxt])
+            self.out.append("\\" + nxt)
+            self.pos += 2
+        elif nxt in _ANCHORS:
+            self.out.append(_ANCHORS[nxt])
+            self.pos += 2
+        elif nxt and not nxt.isalnum():
+            self.literal(nxt)
+            self.out.append("\\" + nxt)
+            self.pos += 2
+        else:
+            raise self.fail(f"escape \\{nxt}")
+
+    def group_open(self) -> None:
+        src = self.src
+        if self.peek(1) != "?":
+            # Capturing groups become non-capturing so that findall() returns whole matches.
+            self.out.append("(?:")
+            self.pos += 1
+            return
+        rest = src[self.pos + 2 : self.pos + 4]
+        for opener in (":", "=", "!", "<=", "<!", ">"):
+            if rest.startswith(opener):
+                self.out.append("(?" + opener)
+                self.pos += 2 + len(opener)
+                return
+        if rest.startswith("P<") or rest.startswith("<"):
+            start = self.pos + 2 + (1 if rest.startswith("P") else 0) + 1
+            end = src.find(">", start)
+            if end < 0:
+                raise self.fail("unterminated group name")
+            self.out.append("(?:")
+            self.pos = end + 1
+            return
+        # Inline flags: only case-insensitivity is supported, scoped or global.
+        j = self.pos + 2
+        while j < len(src) and src[j] not in ":)":
+            j += 1
+        flags = src[self.pos + 2 : j]
+        if j >= len(src) or flags not in ("i", "-i"):
+            raise self.fail(f"inline flags ({flags!r})")
+        if flags == "i":
+            self.ignores_case = True
+        if src[j] == ")" and self.pos != 0:
+            raise self.fail("a global flag after the start")
+        self.out.append(src[self.pos : j + 1])
+        self.pos = j + 1
+
+    # -- inside a class --------------------------------------------------------------------
+    def char_class(self) -> None:
+        src = self.src
+        self.pos += 1
+        negated = self.peek() == "^"
+        if negated:
+            self.pos += 1
+        ranges: list[tuple[int, int]] = []
+        first = True
+        while True:
+            if self.pos >= len(src):
+                raise self.fail("unterminated character class")
+            ch = src[self.pos]
+            if ch == "]" and not first:
+                self.pos += 1
+                break
+            first = False
+            if ch == "[" or src.startswith(("&&", "--", "~~"), self.pos):
+                raise self.fail("nested class or class set operation")
+            if ch == "\\" and self.peek(1) in ("p", "P"):
+                name, neg = self.read_property()
+                ranges.extend(self.class_item_ranges(name, neg))
+                continue
+            if ch == "\\" and self.peek(1) in _SIMPLE_CLASS_ESCAPES:
+                name, neg = _SIMPLE_CLASS_ESCAPES[self.peek(1)]
+                self.pos += 2
+                ranges.extend(self.class_item_ranges(name, neg))
+                continue
+            lo = self.class_char()
+            if self.peek() == "-" and self.peek(1) not in ("]", ""):
+                self.pos += 1
+                hi = self.class_char()
+                if hi < lo:
+                    raise self.fail("reversed range")
+                ranges.append((ord(lo), ord(hi)))
+                if ord(hi) > 0xFFFF:
+                    self.astral = True
+            else:
+                ranges.append((ord(lo), ord(lo)))
+        merged = merge_ranges(ranges)
+        if negated:
+            # Negate here, over the full code-point space, so bmp_only clipping stays exact.
+            merged = complement_ranges(merged)
+        body = _render_ranges(merged, self.bmp_only)
+        # An empty class can match nothing; Python rejects "[]", so spell it out.
+        self.out.append(f"[{body}]" if body else r"(?!)")
+
+    def class_char(self) -> str:
+        ch = self.src[self.pos]
+        if ch != "\\":
+            self.pos += 1
+            return self.literal(ch)
+        nxt = self.peek(1)
+        if nxt in ("x", "u", "U"):
+            return self.literal(self.read_hex_escape())
+        if nxt in _CHAR_ESCAPES:
+            self.pos += 2
+            return self.literal(_CHAR_ESCAPES[nxt])
+        if nxt and not nxt.isalnum():
+            self.pos += 2
+            return self.literal(nxt)
+        raise self.fail(f"escape \\{nxt} in a class")
+
+
+def translate(pattern: str, *, bmp_only: bool = False) -> Translation:
+    """Translate ``pattern`` to stdlib ``re`` syntax with pinned Unicode classes.
+
+    >>> translate(r"\\s+$").pattern[-2:]
+    '\\\\Z'
+    """
+    return _Translator(pattern, bmp_only).run()

@@ -1,0 +1,118 @@
+"""Encoding registry: build bundled encodings on first use, look them up by name or model.
+
+Why lazy: loading o200k's ranks costs ~0.1 s natively (more in a browser), so nothing is loaded
+until asked for, and encodings that share rank data (r50k/gpt2, o200k/o200k_harmony) share it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from functools import lru_cache
+from importlib import resources
+
+from .encoding import Encoding
+from .errors import UnknownEncodingError, UnknownModelError
+from .formats.packed_ranks import PackedRanks, read_packed_ranks
+from .models import encoding_name_for_model as _model_lookup
+from .openai_encodings import ENCODING_SPECS
+
+__all__ = [
+    "encoding_for_model",
+    "encoding_name_for_model",
+    "get_encoding",
+    "list_encoding_names",
+    "register_encoding",
+]
+
+_ENCODINGS: dict[str, Encoding] = {}
+_CONSTRUCTORS: dict[str, Callable[[], Encoding]] = {}
+
+DATA_DIR_ENV = "BYTEPAIR_DATA_DIR"
+"""If set, packed rank files are read from this directory instead of the installed package."""
+
+
+def list_encoding_names() -> list[str]:
+    """Names of every encoding that ``get_encoding`` accepts."""
+    return [*ENCODING_SPECS, *(n for n in _CONSTRUCTORS if n not in ENCODING_SPECS)]
+
+
+@lru_cache(maxsize=None)
+def _packed(ranks_file: str) -> tuple[PackedRanks, dict[bytes, int]]:
+    override = os.environ.get(DATA_DIR_ENV)
+    if override:
+        path = os.path.join(override, f"{ranks_file}.bpr")
+        with open(path, "rb") as f:
+            data = f.read()
+    else:
+        path = f"bytepair/data/{ranks_file}.bpr"
+        data = resources.files("bytepair").joinpath("data", f"{ranks_file}.bpr").read_bytes()
+    packed = read_packed_ranks(data, origin=path)
+    return packed, packed.ranks()
+
+
+def _build(name: str) -> Encoding:
+    if name in _CONSTRUCTORS:
+        return _CONSTRUCTORS[name]()
+    spec = ENCODING_SPECS[name]
+    packed, ranks = _packed(spec.ranks_file)
+    return Encoding(
+        spec.name,
+        pat_str=spec.pattern,
+        mergeable_ranks=ranks,
+        special_tokens=spec.special_tokens,
+        explicit_n_vocab=spec.explicit_n_vocab,
+        _token_bytes=packed.tokens,
+        _cuttable_at_lines=True,
+    )
+
+
+def get_encoding(encoding_name: str) -> Encoding:
+    """The encoding called ``encoding_name`` (built once, then shared).
+
+    >>> get_encoding("o200k_base").name
+    'o200k_base'
+    """
+    enc = _ENCODINGS.get(encoding_name)
+    if enc is not None:
+        return enc
+    if not isinstance(encoding_name, str) or encoding_name not in list_encoding_names():
+        raise UnknownEncodingError(
+            f"unknown encoding {encoding_name!r}; known encodings: {', '.join(list_encoding_names())}. "
+            "To use a model name, call encoding_for_model()."
+        )
+    enc = _ENCODINGS[encoding_name] = _build(encoding_name)
+    return enc
+
+
+def encoding_name_for_model(model_name: str) -> str:
+    """The encoding name used by ``model_name`` (exact name, else prefix such as ``gpt-4o-``)."""
+    name = _model_lookup(model_name) if isinstance(model_name, str) else None
+    if name is None:
+        raise UnknownModelError(
+            f"cannot map model {model_name!r} to an encoding. Known models include gpt-4o, gpt-4, "
+            f"gpt-3.5-turbo, o1, gpt-oss-120b; or call get_encoding() with one of: {', '.join(list_encoding_names())}"
+        )
+    return name
+
+
+def encoding_for_model(model_name: str) -> Encoding:
+    """The encoding used by ``model_name``.
+
+    >>> encoding_for_model("gpt-4o-mini").name
+    'o200k_base'
+    """
+    return get_encoding(encoding_name_for_model(model_name))
+
+
+def register_encoding(name: str, constructor: Callable[[], Encoding], *, replace: bool = False) -> None:
+    """Make ``get_encoding(name)`` build an encoding with ``constructor`` (called once, on first use)."""
+    if not replace and (name in ENCODING_SPECS or name in _CONSTRUCTORS):
+        raise ValueError(f"encoding {name!r} is already registered; pass replace=True to override it")
+    _CONSTRUCTORS[name] = constructor
+    _ENCODINGS.pop(name, None)
+
+
+def is_registered(enc: Encoding) -> bool:
+    """Whether ``enc`` is the shared instance ``get_encoding(enc.name)`` returns (pickled by name)."""
+    return _ENCODINGS.get(enc.name) is enc

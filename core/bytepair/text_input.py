@@ -1,0 +1,59 @@
+"""Input checks shared by every encoding entry point: the type, and lone surrogates.
+
+Why: a Python ``str`` (and a JavaScript string) may hold lone surrogates, which have no UTF-8 form.
+tiktoken joins valid surrogate pairs and turns each lone surrogate into U+FFFD; doing the same keeps
+ids identical and means encode never raises on such text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .errors import InvalidInputError
+
+__all__ = ["SurrogateRepair", "repair_surrogates", "require_str"]
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def require_str(text: object, what: str = "text") -> None:
+    """Raise :class:`InvalidInputError` unless ``text`` is a ``str``."""
+    if not isinstance(text, str):
+        hint = " (decode bytes first, e.g. data.decode('utf-8'))" if isinstance(text, (bytes, bytearray)) else ""
+        raise InvalidInputError(f"{what} must be a str, not {type(text).__name__}{hint}")
+
+
+def repair_surrogates(text: str) -> str:
+    """Join surrogate pairs and replace lone surrogates by U+FFFD, as tiktoken does.
+
+    >>> repair_surrogates("a\\ud83d\\ude00b\\udc00")
+    'a😀b�'
+    """
+    if text.isascii() or _SURROGATE.search(text) is None:
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+class SurrogateRepair:
+    """``repair_surrogates`` plus a map from indices of the repaired text back to the original.
+
+    Only built when the text holds surrogates (offsets must point into the caller's string).
+    """
+
+    def __init__(self, original: str) -> None:
+        self.original = original
+        self.text = repair_surrogates(original)
+        self._to_original: list[int] | None = None
+        if len(self.text) != len(original):
+            index: list[int] = []
+            i, n = 0, len(original)
+            while i < n:
+                index.append(i)
+                pair = "\ud800" <= original[i] <= "\udbff" and i + 1 < n and "\udc00" <= original[i + 1] <= "\udfff"
+                i += 2 if pair else 1
+            index.append(n)
+            self._to_original = index
+
+    def to_original(self, index: int) -> int:
+        """Index in the original string of position ``index`` of the repaired text."""
+        return index if self._to_original is None else self._to_original[index]
