@@ -24,7 +24,10 @@ class TokenTable:
         table: list[bytes | None] = [t if t else None for t in token_bytes]
         table.extend([None] * (size - len(table)))
         for text, token_id in special_tokens.items():
-            table[token_id] = text.encode("utf-8")
+            # Two names may share an id (o200k_harmony: <|endofprompt|> and <|reserved_200018|>);
+            # the first defined is the canonical one, as in tiktoken.
+            if table[token_id] is None:
+                table[token_id] = text.encode("utf-8")
         self._table = table
 
     def __len__(self) -> int:

@@ -278,8 +278,8 @@ class Encoding:
 
     # ---------------------------------------------------------------- misc
     def token_byte_values(self) -> list[bytes]:
-        """Bytes of every mergeable token, in rank order."""
-        return sorted(self._mergeable_ranks, key=self._mergeable_ranks.__getitem__)
+        """Bytes of every mergeable token, sorted bytewise (as tiktoken returns them)."""
+        return sorted(self._mergeable_ranks)
 
     @property
     def eot_token(self) -> int:
