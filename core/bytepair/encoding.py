@@ -48,7 +48,7 @@ class Encoding:
         special_tokens: dict[str, int],
         explicit_n_vocab: int | None = None,
         _token_bytes: list[bytes] | None = None,
-        _cuttable_at_lines: bool = False,
+        _cuttable: bool = False,
     ) -> None:
         """Build an encoding, with tiktoken's constructor signature.
 
@@ -71,7 +71,7 @@ class Encoding:
         self._special_by_bytes = {text.encode("utf-8"): i for text, i in self._special_tokens.items()}
         self._table = TokenTable(name, _token_bytes, self._special_tokens)
         self._scanner = SpecialTokenScanner(self._special_tokens)
-        self._pretokenizer = Pretokenizer(pat_str, cuttable_at_lines=_cuttable_at_lines)
+        self._pretokenizer = Pretokenizer(pat_str, cuttable=_cuttable)
         self._cache = PieceCache(mergeable_ranks, _token_bytes)
 
     def __repr__(self) -> str:

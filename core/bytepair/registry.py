@@ -63,7 +63,7 @@ def _build(name: str) -> Encoding:
         special_tokens=spec.special_tokens,
         explicit_n_vocab=spec.explicit_n_vocab,
         _token_bytes=packed.tokens,
-        _cuttable_at_lines=True,
+        _cuttable=True,
     )
 
 

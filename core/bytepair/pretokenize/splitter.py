@@ -19,8 +19,12 @@ from .translate import UntranslatablePatternError, translate
 
 __all__ = ["Pretokenizer"]
 
-# After "\n" preceded by a non-space and followed by a letter: see ``cuttable_at_lines``.
-_LINE_CUT = re.compile("(?<=" + translate(r"\S").pattern + r"\n)(?=" + translate(r"\p{L}").pattern + ")")
+# Safe cut points (see ``cuttable``): after "\n" preceded by a non-space and followed by a letter,
+# and between a letter and a space that is followed by a letter.
+_LETTER = translate(r"\p{L}").pattern
+_SAFE_CUT = re.compile(
+    "(?<=" + translate(r"\S").pattern + r"\n)(?=" + _LETTER + ")|(?<=" + _LETTER + ")(?= " + _LETTER + ")"
+)
 
 
 class Pretokenizer:
@@ -33,12 +37,13 @@ class Pretokenizer:
     engine: str
     """``"re"`` (translated, exact) or ``"regex"`` (fallback for untranslatable user patterns)."""
 
-    def __init__(self, pattern: str, *, cuttable_at_lines: bool = False) -> None:
-        """``cuttable_at_lines`` declares that no piece spans a line break between a non-space
-        character and a letter, and that the pieces before such a break do not depend on what follows
-        it. It holds for the OpenAI patterns (tests check it); long texts are then split there."""
+    def __init__(self, pattern: str, *, cuttable: bool = False) -> None:
+        """``cuttable`` declares that the pattern ends a piece, whatever follows, (a) after a newline
+        that follows a non-space and precedes a letter and (b) after a letter followed by a space and
+        a letter. It holds for the OpenAI patterns (tests check it on corpus and generated text);
+        long texts are then pretokenized block by block, cut at such points."""
         self.pattern = pattern
-        self._cuttable = cuttable_at_lines
+        self._cuttable = cuttable
         self._stand_ins: AstralStandIns | None = None
         try:
             translation = translate(pattern, bmp_only=True)
@@ -75,13 +80,13 @@ class Pretokenizer:
 
     def blocks(self, text: str, size: int) -> Iterator[str]:
         """``text`` in consecutive blocks of about ``size`` characters whose pieces are the pieces of
-        ``text`` (cut only where ``cuttable_at_lines`` allows; otherwise the text is one block)."""
+        ``text`` (cut only where ``cuttable`` allows; otherwise the text is one block)."""
         if not self._cuttable or len(text) <= size:
             yield text
             return
         start = 0
         while len(text) - start > size:
-            cut = _LINE_CUT.search(text, start + size)
+            cut = _SAFE_CUT.search(text, start + size)
             if cut is None:
                 break
             yield text[start : cut.start()]

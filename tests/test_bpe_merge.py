@@ -1,0 +1,82 @@
+"""The fast merge paths (short list, heap, chunked long pieces) against the plain reference rule."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import bytepair
+from bytepair.bpe_merge import _merge_long, _merge_short, merge_piece, reference_merge
+from bytepair.long_pieces import LONG_PIECE_CHARS
+from bytepair.piece_cache import PieceCache
+
+ENC = bytepair.get_encoding("o200k_base")
+RANKS = ENC._mergeable_ranks
+TOKEN_BYTES = [ENC._table.single(i) if i < len(RANKS) else b"" for i in range(len(RANKS))]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(min_size=1, max_size=80))
+def test_short_and_heap_equal_reference_on_bytes(data: bytes) -> None:
+    expected = reference_merge(data, RANKS)
+    assert _merge_short(data, RANKS) == expected
+    assert _merge_long(data, RANKS) == expected
+    assert merge_piece(data, RANKS) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="abcdefghij klmnop日本語🙂é\n", min_size=1, max_size=120))
+def test_paths_equal_reference_on_text(text: str) -> None:
+    data = text.encode()
+    assert _merge_short(data, RANKS) == _merge_long(data, RANKS) == reference_merge(data, RANKS)
+
+
+def test_merge_matches_tiktoken_single_piece(tiktoken_ref) -> None:
+    ref = tiktoken_ref("o200k_base")
+    rng = random.Random(7)
+    for _ in range(300):
+        data = bytes(rng.choice(b"aaabbc \xe6\x97\xa5\xf0\x9f\x99\x82") for _ in range(rng.randint(1, 200)))
+        assert merge_piece(data, RANKS) == ref._encode_single_piece(data)
+
+
+def _long_piece_cases() -> list[str]:
+    rng = random.Random(3)
+    return [
+        "x" * 5000,
+        " " * 5000,
+        "ab" * 2000,
+        "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(5000)),
+        "".join(chr(rng.randint(0x1F600, 0x1F64F)) for _ in range(1500)),
+        "".join(rng.choice("日本語中文字") for _ in range(2000)),
+        "".join(rng.choice(["🙂", "x", "xx", " "]) for _ in range(3000)),
+        "".join(chr(rng.randint(0x80, 0x10FFF)) for _ in range(1000)).encode("utf-8", "replace").decode("utf-8", "replace"),
+        "=" * 1000 + "-" * 1000 + "=" * 999,
+    ]
+
+
+@pytest.mark.parametrize("piece", _long_piece_cases(), ids=lambda p: f"{p[:3]!r}x{len(p)}")
+def test_chunked_long_pieces_equal_heap_merge(piece: str) -> None:
+    assert len(piece) > LONG_PIECE_CHARS
+    cache = PieceCache(RANKS, TOKEN_BYTES)
+    assert list(cache[piece]) == _merge_long(piece.encode(), RANKS)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "ab", "x" * 7, " ", "🙂", "日本", "\u0301"]), min_size=100, max_size=600))
+def test_chunked_long_pieces_property(parts: list[str]) -> None:
+    piece = "".join(parts)
+    if len(piece) <= LONG_PIECE_CHARS:
+        piece = piece * (LONG_PIECE_CHARS // max(1, len(piece)) + 2)
+    cache = PieceCache(RANKS, TOKEN_BYTES)
+    assert list(cache[piece]) == _merge_long(piece.encode(), RANKS)
+
+
+def test_cache_is_bounded() -> None:
+    cache = PieceCache(RANKS, TOKEN_BYTES, max_entries=100)
+    for i in range(1000):
+        cache[f"w{i}"]
+    assert len(cache) <= 100
+    assert cache["hello"] == (RANKS[b"hello"],)

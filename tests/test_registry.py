@@ -1,0 +1,50 @@
+"""Names and models map exactly as in tiktoken; custom encodings can be registered."""
+
+from __future__ import annotations
+
+import pytest
+
+import bytepair
+
+MODELS = [
+    "gpt-4o", "gpt-4o-mini", "gpt-4o-2024-05-13", "chatgpt-4o-latest", "gpt-4", "gpt-4-0314", "gpt-4-32k",
+    "gpt-3.5-turbo", "gpt-3.5-turbo-16k", "gpt-35-turbo", "o1", "o1-mini", "o3", "o3-mini", "o4-mini",
+    "gpt-4.1", "gpt-4.1-nano", "gpt-4.5-preview", "gpt-5", "gpt-5-mini", "gpt-oss-120b",
+    "text-embedding-3-small", "text-embedding-ada-002", "davinci-002", "text-davinci-003",
+    "text-davinci-edit-001", "code-davinci-002", "davinci", "ada", "gpt2", "gpt-2",
+    "ft:gpt-4o-mini:org::id", "ft:gpt-3.5-turbo:org::id", "ft:davinci-002:x",
+]
+
+
+def test_names_match_tiktoken() -> None:
+    tiktoken = pytest.importorskip("tiktoken")
+    assert sorted(bytepair.list_encoding_names()) == sorted(tiktoken.list_encoding_names())
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_models_match_tiktoken(model: str) -> None:
+    tiktoken_model = pytest.importorskip("tiktoken.model")
+    assert bytepair.encoding_name_for_model(model) == tiktoken_model.encoding_name_for_model(model)
+
+
+def test_encoding_for_model_shares_instances() -> None:
+    assert bytepair.encoding_for_model("gpt-4o") is bytepair.get_encoding("o200k_base")
+    assert bytepair.get_encoding("gpt2")._mergeable_ranks is bytepair.get_encoding("r50k_base")._mergeable_ranks
+
+
+def test_register_encoding() -> None:
+    ranks = {bytes((b,)): b for b in range(256)} | {b"ab": 256}
+    bytepair.register_encoding(
+        "tiny_test", lambda: bytepair.Encoding("tiny_test", pat_str=r"\S+|\s+", mergeable_ranks=ranks, special_tokens={})
+    )
+    assert "tiny_test" in bytepair.list_encoding_names()
+    assert bytepair.get_encoding("tiny_test").encode("ab a") == [256, 32, 97]
+    with pytest.raises(ValueError, match="already registered"):
+        bytepair.register_encoding("o200k_base", lambda: bytepair.get_encoding("tiny_test"))
+
+
+def test_repr_and_properties() -> None:
+    enc = bytepair.get_encoding("o200k_harmony")
+    assert repr(enc) == "<Encoding 'o200k_harmony'>"
+    assert enc.n_vocab == 201088 and enc.max_token_value == 201087
+    assert "<|call|>" in enc.special_tokens_set
