@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import cache
 from itertools import accumulate
 from typing import Any
 
@@ -19,12 +20,14 @@ from .translate import UntranslatablePatternError, translate
 
 __all__ = ["Pretokenizer"]
 
-# Safe cut points (see ``cuttable``): after "\n" preceded by a non-space and followed by a letter,
-# and between a letter and a space that is followed by a letter.
-_LETTER = translate(r"\p{L}").pattern
-_SAFE_CUT = re.compile(
-    "(?<=" + translate(r"\S").pattern + r"\n)(?=" + _LETTER + ")|(?<=" + _LETTER + ")(?= " + _LETTER + ")"
-)
+
+
+@cache
+def _safe_cut() -> re.Pattern[str]:
+    """Safe cut points (see ``cuttable``): after "\\n" preceded by a non-space and followed by a
+    letter, and between a letter and a space that is followed by a letter. Compiled on first use."""
+    letter = translate(r"\p{L}").pattern
+    return re.compile("(?<=" + translate(r"\S").pattern + r"\n)(?=" + letter + ")|(?<=" + letter + ")(?= " + letter + ")")
 
 
 class Pretokenizer:
@@ -86,7 +89,7 @@ class Pretokenizer:
             return
         start = 0
         while len(text) - start > size:
-            cut = _SAFE_CUT.search(text, start + size)
+            cut = _safe_cut().search(text, start + size)
             if cut is None:
                 break
             yield text[start : cut.start()]

@@ -42,8 +42,6 @@ class Translation:
     """Every character the source pattern names literally (stand-ins must avoid them)."""
     has_astral_literal: bool
     """A literal or range above U+FFFF occurs, so astral stand-ins cannot be used."""
-    ignores_case: bool
-    """A case-insensitive group or flag occurs."""
 
 
 _SIMPLE_CLASS_ESCAPES = {"s": ("White_Space", False), "S": ("White_Space", True),
@@ -57,6 +55,16 @@ def _esc(cp: int) -> str:
     return f"\\u{cp:04X}" if cp <= 0xFFFF else f"\\U{cp:08X}"
 
 
+# Inside a class only these need a backslash; everything else is written as the character itself,
+# which ``re`` parses several times faster than ``\uXXXX`` escapes (the classes hold thousands).
+_CLASS_SPECIAL = frozenset("\\]-^[")
+
+
+def _class_char(cp: int) -> str:
+    ch = chr(cp)
+    return "\\" + ch if ch in _CLASS_SPECIAL else ch
+
+
 def _render_ranges(ranges: Ranges, bmp_only: bool) -> str:
     parts: list[str] = []
     for lo, hi in ranges:
@@ -64,7 +72,7 @@ def _render_ranges(ranges: Ranges, bmp_only: bool) -> str:
             if lo > 0xFFFF:
                 continue
             hi = min(hi, 0xFFFF)
-        parts.append(_esc(lo) if lo == hi else f"{_esc(lo)}-{_esc(hi)}")
+        parts.append(_class_char(lo) if lo == hi else f"{_class_char(lo)}-{_class_char(hi)}")
     return "".join(parts)
 
 
@@ -76,7 +84,6 @@ class _Translator:
         self.out: list[str] = []
         self.literals: set[str] = set()
         self.astral = False
-        self.ignores_case = False
 
     # -- helpers ---------------------------------------------------------------------------
     def fail(self, what: str) -> UntranslatablePatternError:
@@ -162,7 +169,7 @@ class _Translator:
             else:
                 self.out.append(self.literal(ch))
                 self.pos += 1
-        return Translation("".join(self.out), frozenset(self.literals), self.astral, self.ignores_case)
+        return Translation("".join(self.out), frozenset(self.literals), self.astral)
 
     def escape_outside(self) -> None:
         nxt = self.peek(1)
@@ -218,8 +225,6 @@ class _Translator:
         flags = src[self.pos + 2 : j]
         if j >= len(src) or flags not in ("i", "-i"):
             raise self.fail(f"inline flags ({flags!r})")
-        if flags == "i":
-            self.ignores_case = True
         if src[j] == ")" and self.pos != 0:
             raise self.fail("a global flag after the start")
         self.out.append(src[self.pos : j + 1])
