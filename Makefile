@@ -1,20 +1,51 @@
-# bytepair: `make test` passes the tests, `make run` runs the CLI on a bundled sample.
-# Both set up everything they need on a fresh machine (a Python venv in .venv).
+# bytepair. On a fresh machine each target installs what it needs:
+#   make test    Python venv (.venv), npm packages, Debian chromium; builds dist/; runs all tests
+#   make run     the CLI on a bundled sample
+#   make bundle  dist/: the offline browser/edge bundle (Pyodide + our wheel + rank data + JS API)
+#   make bench   benchmarks -> docs/PERFORMANCE.md
 
-PYTHON ?= python3
-VENV   := .venv
-PY     := $(VENV)/bin/python
-STAMP  := $(VENV)/.installed
+PYTHON   ?= python3
+VENV     := .venv
+PY       := $(VENV)/bin/python
+STAMP    := $(VENV)/.installed
+NODE_STAMP := node_modules/.installed
+CHROMIUM := /usr/bin/chromium
+VERSION  := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
+WHEEL    := build/wheel/bytepair-$(VERSION)-py3-none-any.whl
+CORE_SRC := $(shell find core -type f \( -name '*.py' -o -name '*.bpr' -o -name 'py.typed' \))
+WEB_SRC  := $(wildcard web/*.mjs web/*.d.ts)
+SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: test run bench clean data unicode-tables
+.PHONY: test test-python run bundle bench chromium clean data unicode-tables
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test,bench]'
 	touch $(STAMP)
 
-test: $(STAMP)
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $(NODE_STAMP)
+
+# Debian's Chromium for the browser tests (no browser download works here).
+chromium:
+	@[ -x $(CHROMIUM) ] || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium; }
+
+$(WHEEL): $(STAMP) $(CORE_SRC) pyproject.toml
+	rm -rf build/wheel
+	$(PY) -m pip wheel --quiet --disable-pip-version-check --no-deps -w build/wheel .
+
+dist/manifest.json: $(WHEEL) $(NODE_STAMP) $(WEB_SRC) build/bundle.mjs
+	node build/bundle.mjs --wheel $(WHEEL)
+
+bundle: dist/manifest.json
+
+test: $(STAMP) bundle chromium
 	$(PY) -m pytest
+
+# Only the native core (no browser, no Node).
+test-python: $(STAMP)
+	$(PY) -m pytest -m "not browser"
 
 run: $(STAMP)
 	$(VENV)/bin/bytepair inspect --encoding o200k_base tests/data/sample.txt
@@ -32,4 +63,4 @@ unicode-tables: $(STAMP)
 	$(PY) build/gen_unicode_tables.py
 
 clean:
-	rm -rf $(VENV) build/cache .pytest_cache
+	rm -rf $(VENV) node_modules dist build/wheel build/cache .pytest_cache

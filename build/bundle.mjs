@@ -1,0 +1,155 @@
+#!/usr/bin/env node
+// Build dist/: the offline browser/edge bundle of bytepair (run by `make bundle`).
+//
+//   node build/bundle.mjs --wheel build/wheel/bytepair-<v>-py3-none-any.whl [--out dist]
+//
+// dist/ receives:
+//   pyodide/        the runtime from the npm `pyodide` package pinned in package.json, plus a lock
+//                   file that lists no packages (nothing can be loaded by name, so never from a CDN)
+//   bytepair-*.whl  our pure-Python wheel, re-packed with .pyc compiled by Pyodide's own Python
+//                   (unchecked-hash pycs: no compile and no source check at import) and without the
+//                   rank data, which is served per encoding:
+//   encodings/      the packed rank files (*.bpr), fetched only for the encodings a page uses
+//   *.mjs, *.d.ts   the JavaScript API (web/)
+//   manifest.json   size and sha256 of every file, checked by the loader before use
+//
+// The wheel itself is built the standard way (pip wheel): `pyodide build` needs a cross-build
+// environment downloaded from pyodide.github.io / GitHub, which this build must not depend on
+// (see README, "Browser bundle").
+
+import { createHash } from "node:crypto";
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+const { values: args } = parseArgs({
+  options: { wheel: { type: "string" }, out: { type: "string", default: join(ROOT, "dist") } },
+});
+if (!args.wheel) {
+  console.error("usage: node build/bundle.mjs --wheel PATH [--out DIR]");
+  process.exit(2);
+}
+const OUT = args.out;
+const PYODIDE_DIR = join(ROOT, "node_modules", "pyodide");
+const RUNTIME = {
+  loader: "pyodide.mjs",
+  module: "pyodide.asm.mjs",
+  wasm: "pyodide.asm.wasm",
+  stdlib: "python_stdlib.zip",
+  lock: "pyodide-lock.json",
+};
+const WEB_FILES = ["bytepair.mjs", "runtime.mjs", "service.mjs", "worker.mjs", "bytepair.d.ts"];
+
+// Python run inside Pyodide: re-pack the wheel with pycs compiled by this very interpreter.
+const REPACK = `
+import base64, hashlib, importlib.util, io, os, py_compile, sys, tempfile, zipfile
+
+def repack(wheel):
+    src = zipfile.ZipFile(io.BytesIO(wheel.to_bytes()))
+    out = io.BytesIO()
+    data_files = {}
+    record = []
+    stamp = (1980, 1, 1, 0, 0, 0)  # fixed timestamps: the same input gives the same wheel
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as dst:
+        def add(name, data):
+            info = zipfile.ZipInfo(name, stamp)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            dst.writestr(info, data)
+            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+            record.append(f"{name},sha256={digest},{len(data)}")
+        names = sorted(n for n in src.namelist() if not n.endswith("/"))
+        record_name = next(n for n in names if n.endswith(".dist-info/RECORD"))
+        with tempfile.TemporaryDirectory() as tmp:
+            for name in names:
+                data = src.read(name)
+                if name == record_name:
+                    continue
+                if name.startswith("bytepair/data/") and name.endswith(".bpr"):
+                    data_files[name.rsplit("/", 1)[1]] = data
+                    continue
+                add(name, data)
+                if name.endswith(".py"):
+                    source = os.path.join(tmp, "source.py")
+                    target = os.path.join(tmp, "compiled.pyc")
+                    with open(source, "wb") as f:
+                        f.write(data)
+                    py_compile.compile(source, cfile=target, dfile=name, doraise=True,
+                                       invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+                    with open(target, "rb") as f:
+                        add(importlib.util.cache_from_source(name), f.read())
+        record.append(f"{record_name},,")
+        info = zipfile.ZipInfo(record_name, stamp)
+        info.external_attr = 0o644 << 16
+        dst.writestr(info, "\\n".join(record) + "\\n")
+    return out.getvalue(), data_files
+`;
+
+function sha256(bytes) {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+async function main() {
+  const { loadPyodide } = await import(join(PYODIDE_DIR, "pyodide.mjs"));
+  const pyodide = await loadPyodide({ indexURL: PYODIDE_DIR + "/", stdout: () => {}, stderr: (m) => console.error(m) });
+  pyodide.runPython(REPACK);
+  const wheelBytes = new Uint8Array(readFileSync(args.wheel));
+  const result = pyodide.globals.get("repack")(wheelBytes);
+  const [wheelOut, dataFiles] = result.toJs({ dict_converter: Object.fromEntries });
+  result.destroy();
+  const pythonVersion = pyodide.runPython("import sys; sys.version.split()[0]");
+
+  rmSync(OUT, { recursive: true, force: true });
+  mkdirSync(join(OUT, "pyodide"), { recursive: true });
+  mkdirSync(join(OUT, "encodings"), { recursive: true });
+
+  const wheelName = basename(args.wheel);
+  writeFileSync(join(OUT, wheelName), wheelOut);
+  for (const [name, bytes] of Object.entries(dataFiles)) writeFileSync(join(OUT, "encodings", name), bytes);
+  for (const file of Object.values(RUNTIME)) {
+    if (file !== RUNTIME.lock) copyFileSync(join(PYODIDE_DIR, file), join(OUT, "pyodide", file));
+  }
+  const lock = JSON.parse(readFileSync(join(PYODIDE_DIR, RUNTIME.lock), "utf8"));
+  writeFileSync(join(OUT, "pyodide", RUNTIME.lock), JSON.stringify({ info: lock.info, packages: {} }));
+  for (const file of WEB_FILES) copyFileSync(join(ROOT, "web", file), join(OUT, file));
+
+  // Which rank file each encoding needs, from the Python package itself (one source of truth).
+  pyodide.unpackArchive(wheelOut, "zip", { extractDir: "/lib/python3.14/site-packages" });
+  const specs = pyodide.runPython(`
+import json
+from bytepair.openai_encodings import ENCODING_SPECS
+from bytepair import __version__, UNICODE_VERSION
+json.dumps({"version": __version__, "unicode": UNICODE_VERSION,
+            "encodings": {n: s.ranks_file for n, s in ENCODING_SPECS.items()}})`);
+  const { version, unicode, encodings } = JSON.parse(specs);
+
+  const files = {};
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name !== "manifest.json") {
+        const bytes = readFileSync(path);
+        files[relative(OUT, path).split("\\").join("/")] = { size: bytes.length, sha256: sha256(bytes) };
+      }
+    }
+  };
+  walk(OUT);
+  const manifest = {
+    bytepair: version,
+    pyodide: JSON.parse(readFileSync(join(PYODIDE_DIR, "package.json"), "utf8")).version,
+    python: pythonVersion,
+    unicode,
+    runtime: Object.fromEntries(Object.entries(RUNTIME).map(([k, f]) => [k, `pyodide/${f}`])),
+    wheel: wheelName,
+    encodings: Object.fromEntries(Object.entries(encodings).map(([n, f]) => [n, { file: `encodings/${f}.bpr` }])),
+    files,
+  };
+  writeFileSync(join(OUT, "manifest.json"), JSON.stringify(manifest, null, 1) + "\n");
+  const total = Object.values(files).reduce((n, f) => n + f.size, 0);
+  console.log(`dist/: ${Object.keys(files).length} files, ${(total / 1e6).toFixed(1)} MB; wheel ${statSync(join(OUT, wheelName)).size} bytes (pyc for Python ${pythonVersion})`);
+}
+
+await main();

@@ -1,0 +1,135 @@
+"""Calls the JavaScript API makes into Python (under Pyodide), with types that cross cheaply.
+
+Why a module of its own: the browser runs the very same core; this is only the boundary. Ids leave as
+``array('I')`` (Pyodide hands the buffer to JavaScript as one ``Uint32Array`` copy, far cheaper than a
+list of numbers), offsets are converted to UTF-16 code units (JavaScript string indices), and
+streaming decoders are kept here under integer handles so each JavaScript stream has its own state.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterable
+from typing import Any
+
+from .decode import StreamDecoder
+from .encoding import Encoding
+from .errors import InvalidInputError
+from .offsets import utf16_offsets
+from .registry import encoding_name_for_model, get_encoding, list_encoding_names
+
+__all__ = [
+    "count",
+    "decode",
+    "decode_token_bytes",
+    "encode",
+    "encode_with_offsets",
+    "encoding_info",
+    "is_within_token_limit",
+    "list_encodings",
+    "model_encoding",
+    "stream_close",
+    "stream_feed",
+    "stream_flush",
+    "stream_open",
+]
+
+_streams: dict[int, StreamDecoder] = {}
+_next_stream = 0
+
+
+def _policy(allowed: Any, disallowed: Any) -> dict[str, Any]:
+    """JavaScript passes "all", an array of names, or nothing (undefined -> None)."""
+    out: dict[str, Any] = {}
+    if allowed is not None:
+        out["allowed_special"] = allowed if allowed == "all" else frozenset(allowed)
+    if disallowed is not None:
+        out["disallowed_special"] = disallowed if disallowed == "all" else frozenset(disallowed)
+    return out
+
+
+def _ids(ids: Any, kind: str) -> Iterable[Any]:
+    """Ids from JavaScript: raw bytes of a Uint32Array/Int32Array (``kind`` "I"/"i") or a list."""
+    if kind in ("I", "i"):
+        values = array(kind)
+        values.frombytes(ids.to_bytes() if hasattr(ids, "to_bytes") else bytes(ids))
+        return values
+    if hasattr(ids, "to_py"):  # a JavaScript array arrives as a proxy
+        ids = ids.to_py()
+    if not isinstance(ids, (list, tuple)):
+        raise InvalidInputError("ids must be an array of integers or a Uint32Array/Int32Array")
+    return ids
+
+
+def list_encodings() -> list[str]:
+    return list_encoding_names()
+
+
+def model_encoding(model: str) -> str:
+    return encoding_name_for_model(model)
+
+
+def encoding_info(name: str) -> dict[str, Any]:
+    enc: Encoding = get_encoding(name)
+    return {
+        "name": enc.name,
+        "n_vocab": enc.n_vocab,
+        "max_token_value": enc.max_token_value,
+        "eot_token": enc._special_tokens.get("<|endoftext|>"),
+        "special_tokens": sorted(enc.special_tokens_set),
+    }
+
+
+def encode(name: str, text: str, allowed: Any = None, disallowed: Any = None) -> array:
+    return array("I", get_encoding(name).encode(text, **_policy(allowed, disallowed)))
+
+
+def count(name: str, text: str, allowed: Any = None, disallowed: Any = None) -> int:
+    return get_encoding(name).count(text, **_policy(allowed, disallowed))
+
+
+def is_within_token_limit(name: str, text: str, limit: int, allowed: Any = None, disallowed: Any = None) -> int | bool:
+    return get_encoding(name).is_within_token_limit(text, limit, **_policy(allowed, disallowed))
+
+
+def encode_with_offsets(name: str, text: str, allowed: Any = None, disallowed: Any = None) -> tuple[array, array, array]:
+    """Ids and [start, end) offsets in UTF-16 code units of ``text``."""
+    ids, spans = get_encoding(name).encode_with_offsets(text, **_policy(allowed, disallowed))
+    starts = utf16_offsets(text, [s for s, _ in spans])
+    ends = utf16_offsets(text, [e for _, e in spans])
+    return array("I", ids), array("I", starts), array("I", ends)
+
+
+def decode(name: str, ids: Any, kind: str = "", errors: str = "replace") -> str:
+    return get_encoding(name).decode(_ids(ids, kind), errors=errors)
+
+
+def decode_token_bytes(name: str, ids: Any, kind: str = "") -> list[bytes]:
+    """Each token's bytes (the playground shows them in hex)."""
+    return get_encoding(name).decode_tokens_bytes(_ids(ids, kind))
+
+
+def stream_open(name: str) -> int:
+    global _next_stream
+    _next_stream += 1
+    _streams[_next_stream] = get_encoding(name).stream_decoder()
+    return _next_stream
+
+
+def _stream(handle: int) -> StreamDecoder:
+    try:
+        return _streams[handle]
+    except KeyError:
+        raise InvalidInputError(f"stream decoder {handle} is closed; create a new one with tok.decoder()") from None
+
+
+def stream_feed(handle: int, ids: Any, kind: str = "") -> str:
+    return _stream(handle).feed(_ids(ids, kind))
+
+
+def stream_flush(handle: int) -> str:
+    return _stream(handle).flush()
+
+
+def stream_close(handle: int) -> None:
+    _streams.pop(handle, None)

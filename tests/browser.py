@@ -1,0 +1,104 @@
+"""Playwright helpers for the browser tests: Debian's Chromium, dist/ served on 127.0.0.1, and a
+route handler that fails the test on any request that leaves 127.0.0.1."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DIST = ROOT / "dist"
+CHROMIUM = os.environ.get("BYTEPAIR_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+TEST_PAGE = "__test__.html"
+
+
+def _load_serve_module():
+    spec = importlib.util.spec_from_file_location("bytepair_build_serve", ROOT / "build" / "serve.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+serve = _load_serve_module()
+
+
+def require_bundle() -> None:
+    if not (DIST / "manifest.json").is_file():
+        pytest.fail("dist/ is missing: run `make bundle` (make test does it)")
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (make test does it)")
+
+
+@dataclass
+class Guard:
+    """Records requests; any host other than 127.0.0.1 is a violation."""
+
+    violations: list[str] = field(default_factory=list)
+    requests: list[str] = field(default_factory=list)
+    # path -> (status, body) to serve instead of the real file (corruption / missing-asset tests)
+    overrides: dict[str, tuple[int, bytes]] = field(default_factory=dict)
+
+    def handle(self, route) -> None:
+        url = route.request.url
+        parsed = urlparse(url)
+        if parsed.scheme in ("blob", "data"):
+            route.continue_()
+            return
+        if parsed.hostname != "127.0.0.1":
+            self.violations.append(url)
+            route.abort()
+            return
+        self.requests.append(parsed.path)
+        if parsed.path.endswith("/" + TEST_PAGE):
+            route.fulfill(status=200, content_type="text/html", body="<!doctype html><meta charset=utf-8><title>bytepair test</title>")
+            return
+        for suffix, (status, body) in self.overrides.items():
+            if parsed.path.endswith(suffix):
+                route.fulfill(status=status, body=body)
+                return
+        route.continue_()
+
+
+@pytest.fixture(scope="session")
+def dist_server() -> Iterator[str]:
+    require_bundle()
+    server, base = serve.serve_in_background(DIST)
+    yield base
+    server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} not found")
+    with sync_api.sync_playwright() as p:
+        instance = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()
+
+
+def open_page(browser, base: str, guard: Guard, *, context=None):
+    """A page on the dist origin with the guard routing every request."""
+    ctx = context or browser.new_context()
+    ctx.route("**/*", guard.handle)
+    page = ctx.new_page()
+    page.goto(base + TEST_PAGE)
+    return ctx, page

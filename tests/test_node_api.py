@@ -1,0 +1,85 @@
+"""The JavaScript API under Node: `node --test web/test/` against ids from the native core, and
+`node web/cli.mjs count FILE`."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import bytepair
+
+from .browser import DIST, ROOT, require_bundle
+from .conftest import corpus_texts
+from .test_parity_tiktoken import ADVERSARIAL
+
+pytestmark = pytest.mark.browser
+NODE = shutil.which("node")
+
+
+@pytest.fixture(scope="module")
+def node() -> str:
+    if NODE is None:
+        pytest.fail("node (>= 20) is required for the JavaScript API tests")
+    require_bundle()
+    return NODE
+
+
+def test_node_test_suite(node: str, tmp_path: Path) -> None:
+    o200k, cl100k = bytepair.get_encoding("o200k_base"), bytepair.get_encoding("cl100k_base")
+    texts = [*list(corpus_texts().values())[:6], *[v for _, v in sorted(ADVERSARIAL.items())][:30]]
+    offsets_text = "a🫠b𠀀c 日本語"
+    ids, spans = o200k.encode_with_offsets(offsets_text)
+    fixture = {
+        "encodings": bytepair.list_encoding_names(),
+        "cases": [
+            {"encoding": name, "text": t, "ids": enc.encode(t, disallowed_special=())}
+            for t in texts
+            for name, enc in (("o200k_base", o200k), ("cl100k_base", cl100k))
+        ],
+        "offsets": {
+            "text": offsets_text,
+            "ids": ids,
+            "starts": bytepair.utf16_offsets(offsets_text, [s for s, _ in spans]),
+            "ends": bytepair.utf16_offsets(offsets_text, [e for _, e in spans]),
+        },
+        "lone_surrogate": o200k.encode("a\ud800b"),
+    }
+    path = tmp_path / "fixture.json"
+    path.write_text(json.dumps(fixture), encoding="utf-8")
+    result = subprocess.run(
+        [node, "--test", "web/test/"], cwd=ROOT, capture_output=True, text=True, timeout=600,
+        env={**__import__("os").environ, "BYTEPAIR_FIXTURE": str(path)},
+    )
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    assert "# fail 0" in result.stdout
+
+
+def test_node_cli_count(node: str, tmp_path: Path) -> None:
+    path = tmp_path / "input.txt"
+    text = corpus_texts()["ja"]
+    path.write_text(text, encoding="utf-8")
+    result = subprocess.run([node, "web/cli.mjs", "count", str(path)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout == f"{bytepair.get_encoding('o200k_base').count(text)}\n"
+    result = subprocess.run(
+        [node, "web/cli.mjs", "count", str(path), "--encoding", "cl100k_base", "--assets", str(DIST)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )
+    assert result.stdout == f"{bytepair.get_encoding('cl100k_base').count(text)}\n"
+
+
+def test_node_cli_errors(node: str, tmp_path: Path) -> None:
+    path = tmp_path / "special.txt"
+    path.write_text("x <|endoftext|>", encoding="utf-8")
+    result = subprocess.run([node, "web/cli.mjs", "count", str(path)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 1 and "--allow-special" in result.stderr
+    result = subprocess.run([node, "web/cli.mjs", "count", str(path), "--allow-special", "all"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert (result.returncode, result.stdout) == (0, "3\n")
+    result = subprocess.run([node, "web/cli.mjs", "count", str(path), "-e", "nope"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 2 and "known encodings" in result.stderr
+    result = subprocess.run([node, "web/cli.mjs", "frobnicate"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 2

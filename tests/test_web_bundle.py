@@ -1,0 +1,306 @@
+"""The offline bundle in real headless Chromium: the same ids as the native core, through the JS API
+in a Web Worker, with nothing fetched from anywhere but 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import bytepair
+
+from .browser import Guard, browser, dist_server, open_page  # noqa: F401 - fixtures
+from .conftest import corpus_texts
+from .test_parity_tiktoken import ADVERSARIAL
+
+pytestmark = pytest.mark.browser
+
+CORPUS = corpus_texts()
+
+# The page keeps tokenizers in window.toks, created on first use.
+TOKENIZER_JS = """
+window.tok = async (name) => {
+  window.toks ??= {};
+  window.toks[name] ??= window.bp.createTokenizer({ encoding: name });
+  return window.toks[name];
+};
+"""
+
+
+@pytest.fixture(scope="module")
+def web(browser, dist_server):  # noqa: F811 - pytest fixtures
+    guard = Guard()
+    ctx, page = open_page(browser, dist_server, guard)
+    page.evaluate(
+        """async (setup) => {
+          window.bp = await import('./bytepair.mjs');
+          eval(setup);
+          window.progress = [];
+          window.toks = { o200k_base: window.bp.createTokenizer({ encoding: 'o200k_base', onProgress: (p) => window.progress.push(p) }) };
+          await window.toks.o200k_base;
+        }""",
+        TOKENIZER_JS,
+    )
+    yield page, guard
+    ctx.close()
+    assert not guard.violations, guard.violations
+
+
+def js_encode(page, name: str, texts: list[str]) -> list[list[int]]:
+    return page.evaluate(
+        "async ([name, texts]) => { const t = await tok(name); return Promise.all(texts.map(async (x) => Array.from(await t.encode(x, { disallowedSpecial: [] })))); }",
+        [name, texts],
+    )
+
+
+def js_error(page, script: str, arg=None) -> dict:
+    return page.evaluate(
+        f"async (arg) => {{ try {{ await ({script})(arg); return null; }} catch (e) {{ return {{ name: e.name, message: e.message }}; }} }}",
+        arg,
+    )
+
+
+@pytest.mark.parametrize("name", ["o200k_base", "cl100k_base"])
+def test_corpus_ids_equal_native(web, name: str) -> None:
+    page, _ = web
+    texts = list(CORPUS.values())
+    enc = bytepair.get_encoding(name)
+    assert js_encode(page, name, texts) == [enc.encode(t, disallowed_special=()) for t in texts]
+
+
+def test_adversarial_ids_equal_native_all_encodings(web) -> None:
+    page, _ = web
+    texts = [v for k, v in sorted(ADVERSARIAL.items())]
+    for name in bytepair.list_encoding_names():
+        enc = bytepair.get_encoding(name)
+        assert js_encode(page, name, texts) == [enc.encode(t, disallowed_special=()) for t in texts], name
+
+
+def test_lone_surrogates(web) -> None:
+    page, _ = web
+    got = page.evaluate(
+        """async () => {
+          const t = await tok('o200k_base');
+          const s = String.fromCharCode;
+          const texts = ['a' + s(0xD800) + 'b', s(0xDFFF), 'x' + s(0xD83D), s(0xD83D, 0xDE00), s(0xD83D, 0xD83D, 0xDE00, 0xDE00)];
+          return Promise.all(texts.map(async (x) => [Array.from(await t.encode(x)), await t.count(x)]));
+        }"""
+    )
+    texts = ["a\ud800b", "\udfff", "x\ud83d", "\ud83d\ude00", "\ud83d\ud83d\ude00\ude00"]
+    enc = bytepair.get_encoding("o200k_base")
+    assert got == [[enc.encode(t), enc.count(t)] for t in texts]
+
+
+def test_offsets_are_utf16_for_emoji_and_cjk_extension_b(web) -> None:
+    page, _ = web
+    text = "a🫠b𠀀c 日本語 👩‍👩‍👧!"
+    got = page.evaluate(
+        "async (x) => { const r = await (await tok('o200k_base')).encodeWithOffsets(x); return [Array.from(r.ids), Array.from(r.starts), Array.from(r.ends)]; }",
+        text,
+    )
+    ids, spans = bytepair.get_encoding("o200k_base").encode_with_offsets(text)
+    assert got == [
+        ids,
+        bytepair.utf16_offsets(text, [s for s, _ in spans]),
+        bytepair.utf16_offsets(text, [e for _, e in spans]),
+    ]
+    # In JavaScript terms: every span is a slice of the string that holds the token's characters.
+    slices = page.evaluate(
+        "async (x) => { const r = await (await tok('o200k_base')).encodeWithOffsets(x); return Array.from(r.starts, (s, i) => x.slice(s, r.ends[i])); }",
+        text,
+    )
+    assert "🫠" in slices and "𠀀" in slices
+
+
+def test_streaming_decode_of_a_split_emoji(web) -> None:
+    page, _ = web
+    outputs = page.evaluate(
+        """async () => {
+          const t = await tok('o200k_base');
+          const ids = await t.encode('🫠!');
+          const d = t.decoder();
+          const out = [];
+          for (const id of ids) out.push(await d.write(id));
+          out.push(await d.flush());
+          await d.close();
+          return [ids.length, out];
+        }"""
+    )
+    n, parts = outputs
+    assert n >= 3
+    assert "".join(parts) == "🫠!"
+    assert parts[0] == ""  # half an emoji is held back, not shown as U+FFFD
+
+
+def test_five_megabytes_and_a_responsive_page(web) -> None:
+    page, _ = web
+    seed = CORPUS["mixed"]
+    result = page.evaluate(
+        """async (seed) => {
+          let text = seed;
+          while (text.length < 5_000_000) text += seed;
+          text = text.slice(0, 5_000_000);
+          const t = await tok('cl100k_base');
+          let last = performance.now(), worst = 0;
+          const timer = setInterval(() => { const now = performance.now(); worst = Math.max(worst, now - last); last = now; }, 10);
+          const ids = await t.encode(text, { disallowedSpecial: [] });
+          clearInterval(timer);
+          let sum = 0;
+          for (const id of ids) sum = (sum + id) % 1000000007;
+          return { n: ids.length, sum, worst, head: Array.from(ids.slice(0, 50)), chars: text.length };
+        }""",
+        seed,
+    )
+    text = (seed * (5_000_000 // len(seed) + 1))[:5_000_000]
+    ids = bytepair.get_encoding("cl100k_base").encode(text, disallowed_special=())
+    assert result["chars"] == len(text)
+    assert (result["n"], result["sum"], result["head"]) == (len(ids), sum(ids) % 1000000007, ids[:50])
+    assert result["worst"] < 500, f"main thread blocked for {result['worst']:.0f} ms"
+
+
+def test_ten_megabytes_count(web) -> None:
+    page, _ = web
+    got = page.evaluate(
+        "async () => { const t = await tok('o200k_base'); const text = 'Lorem ipsum dolor sit amet, 東京 🙂\\n'.repeat(300000); return [text.length, await t.count(text)]; }"
+    )
+    text = "Lorem ipsum dolor sit amet, 東京 🙂\n" * 300000
+    assert got == [len(text.encode("utf-16-le")) // 2, bytepair.get_encoding("o200k_base").count(text)]
+
+
+def test_hundred_concurrent_calls(web) -> None:
+    page, _ = web
+    texts = [f"call {i}: " + "word " * (i % 7) + "🙂" * (i % 3) for i in range(100)]
+    got = page.evaluate(
+        """async (texts) => {
+          const [a, b] = await Promise.all([tok('o200k_base'), tok('cl100k_base')]);
+          return Promise.all(texts.map(async (x, i) => Array.from(await (i % 2 ? a : b).encode(x))));
+        }""",
+        texts,
+    )
+    o200k, cl100k = bytepair.get_encoding("o200k_base"), bytepair.get_encoding("cl100k_base")
+    assert got == [(o200k if i % 2 else cl100k).encode(t) for i, t in enumerate(texts)]
+
+
+@pytest.mark.parametrize(
+    ("script", "name", "fragment"),
+    [
+        ("async () => (await tok('o200k_base')).encode('<|endoftext|>')", "DisallowedSpecialTokenError", "allowed_special"),
+        ("async () => (await tok('o200k_base')).decode([-1])", "InvalidTokenError", "not a token id"),
+        ("async () => (await tok('o200k_base')).decode([1.5])", "InvalidTokenError", "integers"),
+        ("async () => (await tok('o200k_base')).decode([2 ** 40])", "InvalidTokenError", "not a token id"),
+        ("async () => (await tok('o200k_base')).decode(new Uint32Array([4294967295]))", "InvalidTokenError", "not a token id"),
+        ("async () => (await tok('o200k_base')).decode(new Int32Array([5, -7]))", "InvalidTokenError", "position 1"),
+        ("async () => (await tok('o200k_base')).decode('abc')", "InvalidInputError", "array"),
+        ("async () => (await tok('o200k_base')).encode(42)", "InvalidInputError", "str"),
+        ("async () => (await tok('o200k_base')).isWithinTokenLimit('abc', -1)", "InvalidInputError", "limit"),
+        ("async () => bp.createTokenizer({ encoding: 'o300k' })", "UnknownEncodingError", "o200k_base"),
+        ("async () => bp.createTokenizer({ model: 'no-such-model' })", "UnknownModelError", "no-such-model"),
+    ],
+)
+def test_python_errors_arrive_as_named_js_errors(web, script: str, name: str, fragment: str) -> None:
+    page, _ = web
+    error = js_error(page, script)
+    assert error is not None and error["name"] == name, error
+    assert fragment in error["message"]
+    # The worker survives.
+    assert js_encode(page, "o200k_base", ["still alive"]) == [bytepair.get_encoding("o200k_base").encode("still alive")]
+
+
+def test_special_token_policy_across_the_boundary(web) -> None:
+    page, _ = web
+    got = page.evaluate(
+        """async () => {
+          const t = await tok('cl100k_base');
+          const x = 'a<|endoftext|>b';
+          return [Array.from(await t.encode(x, { allowedSpecial: 'all' })),
+                  Array.from(await t.encode(x, { allowedSpecial: new Set(['<|endoftext|>']) })),
+                  Array.from(await t.encode(x, { disallowedSpecial: [] })),
+                  await t.isWithinTokenLimit(x, 3, { allowedSpecial: 'all' }),
+                  await t.isWithinTokenLimit(x, 2, { allowedSpecial: 'all' })];
+        }"""
+    )
+    enc = bytepair.get_encoding("cl100k_base")
+    x = "a<|endoftext|>b"
+    assert got == [
+        enc.encode(x, allowed_special="all"),
+        enc.encode(x, allowed_special="all"),
+        enc.encode(x, disallowed_special=()),
+        3,
+        False,
+    ]
+
+
+def test_decode_and_token_bytes(web) -> None:
+    page, _ = web
+    got = page.evaluate(
+        """async () => {
+          const t = await tok('o200k_base');
+          const ids = await t.encode('héllo 🫠');
+          const bytes = await t.decodeTokenBytes(ids);
+          return [await t.decode(ids), await t.decode(Array.from(ids)), bytes.map((b) => Array.from(b))];
+        }"""
+    )
+    enc = bytepair.get_encoding("o200k_base")
+    ids = enc.encode("héllo 🫠")
+    assert got == ["héllo 🫠", "héllo 🫠", [list(b) for b in enc.decode_tokens_bytes(ids)]]
+
+
+def test_calls_after_dispose(web) -> None:
+    page, _ = web
+    error = js_error(page, "async () => { const t = await bp.createTokenizer({ encoding: 'r50k_base' }); t.dispose(); return t.count('x'); }")
+    assert error["name"] == "DisposedError"
+    # Other tokenizers sharing the runtime are unaffected.
+    assert js_encode(page, "o200k_base", ["fine"]) == [bytepair.get_encoding("o200k_base").encode("fine")]
+
+
+def test_progress_reports_bytes(web) -> None:
+    page, _ = web
+    progress = page.evaluate("() => window.progress")
+    manifest = json.loads((__import__("pathlib").Path(__file__).parent.parent / "dist" / "manifest.json").read_text())
+    needed = [*manifest["runtime"].values(), manifest["wheel"], manifest["encodings"]["o200k_base"]["file"]]
+    total = sum(manifest["files"][p]["size"] for p in needed)
+    assert progress[-1] == {"loaded": total, "total": total}
+    loaded = [p["loaded"] for p in progress]
+    assert loaded == sorted(loaded) and len(progress) > 5
+
+
+def test_runtime_loads_once_and_asset_failures_are_clear(browser, dist_server) -> None:  # noqa: F811
+    guard = Guard()
+    ctx, page = open_page(browser, dist_server, guard)
+    names = page.evaluate(
+        """async () => {
+          window.bp = await import('./bytepair.mjs');
+          const toks = await Promise.all([
+            bp.createTokenizer({ encoding: 'o200k_base' }),
+            bp.createTokenizer({ encoding: 'cl100k_base' }),
+            bp.createTokenizer({ model: 'gpt-4o' }),
+          ]);
+          return toks.map((t) => t.encoding);
+        }"""
+    )
+    assert names == ["o200k_base", "cl100k_base", "o200k_base"]
+    assert guard.requests.count("/pyodide/pyodide.asm.wasm") == 1
+    assert guard.requests.count("/encodings/o200k_base.bpr") == 1
+
+    guard.overrides["/encodings/p50k_base.bpr"] = (200, b"this is not the file")
+    error = js_error(page, "async () => bp.createTokenizer({ encoding: 'p50k_base' })")
+    assert error["name"] == "IntegrityError" and "encodings/p50k_base.bpr" in error["message"], error
+    guard.overrides["/encodings/p50k_base.bpr"] = (404, b"")
+    error = js_error(page, "async () => bp.createTokenizer({ encoding: 'p50k_edit' })")
+    assert error["name"] == "AssetError" and "p50k_base.bpr" in error["message"], error
+    del guard.overrides["/encodings/p50k_base.bpr"]
+    recovered = page.evaluate(
+        "async () => Array.from(await (await bp.createTokenizer({ encoding: 'p50k_base' })).encode('recovered'))"
+    )
+    assert recovered == bytepair.get_encoding("p50k_base").encode("recovered")
+    ctx.close()
+    assert not guard.violations, guard.violations
+
+
+def test_corrupt_runtime_asset_is_named(browser, dist_server) -> None:  # noqa: F811
+    guard = Guard(overrides={"/pyodide/python_stdlib.zip": (200, b"PK\x05\x06" + b"\x00" * 18)})
+    ctx, page = open_page(browser, dist_server, guard)
+    error = js_error(page, "async () => (await import('./bytepair.mjs')).createTokenizer()")
+    ctx.close()
+    assert error["name"] == "IntegrityError" and "pyodide/python_stdlib.zip" in error["message"]
+    assert not guard.violations

@@ -1,0 +1,75 @@
+// Types for bytepair.mjs: exact BPE token ids (tiktoken-compatible) from the Python core on Pyodide.
+
+/** Special-token policy, as in tiktoken: "all", or the names of the tokens. */
+export type SpecialTokens = "all" | Iterable<string>;
+
+export interface EncodeOptions {
+  /** Special tokens encoded as their single id (default: none). */
+  allowedSpecial?: SpecialTokens;
+  /** Special tokens whose text raises DisallowedSpecialTokenError (default "all" = every one not allowed;
+   * pass [] to encode such text as ordinary text). */
+  disallowedSpecial?: SpecialTokens;
+}
+
+export interface Progress {
+  /** Bytes fetched so far (all assets of this load, verified against the manifest). */
+  loaded: number;
+  /** Bytes this load fetches in all. */
+  total: number;
+}
+
+export interface CreateTokenizerOptions {
+  /** Encoding name (default "o200k_base"); see listEncodings(). */
+  encoding?: string;
+  /** A model name (e.g. "gpt-4o"), mapped to its encoding as tiktoken maps it. */
+  model?: string;
+  /** Where dist/ is served (default: the directory of bytepair.mjs). */
+  assetsUrl?: string | URL;
+  /** Called as asset bytes arrive, for a real progress bar. */
+  onProgress?: (progress: Progress) => void;
+}
+
+/** Ids with [start, end) offsets in UTF-16 code units (JavaScript string indices). A token that holds
+ * part of a character covers that whole character. */
+export interface EncodedWithOffsets {
+  ids: Uint32Array;
+  starts: Uint32Array;
+  ends: Uint32Array;
+}
+
+/** Streaming decoder: holds back incomplete UTF-8 between calls; one per stream. */
+export interface StreamDecoder {
+  write(ids: number | ArrayLike<number>): Promise<string>;
+  flush(): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface Tokenizer {
+  readonly encoding: string;
+  readonly nVocab: number;
+  readonly maxTokenValue: number;
+  readonly eotToken: number | undefined;
+  readonly specialTokens: string[];
+  encode(text: string, options?: EncodeOptions): Promise<Uint32Array>;
+  count(text: string, options?: EncodeOptions): Promise<number>;
+  /** The count if it is at most `limit`, else false; stops as soon as the limit is exceeded. */
+  isWithinTokenLimit(text: string, limit: number, options?: EncodeOptions): Promise<number | false>;
+  encodeWithOffsets(text: string, options?: EncodeOptions): Promise<EncodedWithOffsets>;
+  decode(ids: ArrayLike<number>, options?: { errors?: "replace" | "strict" | "ignore" }): Promise<string>;
+  /** The bytes of each token (e.g. to show them in hex). */
+  decodeTokenBytes(ids: ArrayLike<number>): Promise<Uint8Array[]>;
+  decoder(): StreamDecoder;
+  /** Release this tokenizer; the runtime stops when no tokenizer uses it. Later calls reject with DisposedError. */
+  dispose(): void;
+}
+
+/**
+ * Errors are `Error`s whose `name` is the Python exception class (DisallowedSpecialTokenError,
+ * InvalidTokenError, UnknownEncodingError, UnknownModelError, InvalidInputError ...) or one of
+ * IntegrityError (an asset does not match manifest.json), AssetError (an asset cannot be fetched),
+ * DisposedError, WorkerError.
+ */
+export function createTokenizer(options?: CreateTokenizerOptions): Promise<Tokenizer>;
+
+/** Names of the bundled encodings (reads manifest.json only). */
+export function listEncodings(options?: { assetsUrl?: string | URL }): Promise<string[]>;

@@ -1,0 +1,40 @@
+// Module Web Worker: hosts one Pyodide runtime for the page and answers requests by id, so the page
+// never blocks. Messages in: { id, op, args } (op "init" first). Out: { id, ok, result | error }
+// and { progress: { loaded, total } } while assets load. Large results are transferred, not copied.
+import { TokenizerService } from "./service.mjs";
+
+let service = null;
+
+function reply(id, result, transfer = []) {
+  self.postMessage({ id, ok: true, result }, transfer);
+}
+
+function fail(id, err) {
+  const name = err?.name && err.name !== "Error" ? err.name : "Error";
+  self.postMessage({ id, ok: false, error: { name, message: String(err?.message ?? err) } });
+}
+
+self.onmessage = async ({ data }) => {
+  const { id, op, args } = data;
+  try {
+    if (op === "init") {
+      if (!service) {
+        service = TokenizerService.create({
+          ...args,
+          onProgress: (progress) => self.postMessage({ progress }),
+        });
+        service.catch(() => {
+          service = null;
+        });
+      }
+      await service;
+      reply(id, true);
+      return;
+    }
+    if (!service) throw Object.assign(new Error("the runtime is not initialised"), { name: "StateError" });
+    const { result, transfer } = await (await service).handle(op, args);
+    reply(id, result, transfer);
+  } catch (err) {
+    fail(id, err);
+  }
+};
