@@ -10,6 +10,8 @@
 //                   (unchecked-hash pycs: no compile and no source check at import) and without the
 //                   rank data, which is served per encoding:
 //   encodings/      the packed rank files (*.bpr), fetched only for the encodings a page uses
+//   snapshot.bin.gz a Pyodide memory snapshot taken after importing bytepair and compiling every
+//                   bundled pattern, so a page skips Python's start-up and our imports
 //   *.mjs, *.d.ts   the JavaScript API (web/)
 //   manifest.json   size and sha256 of every file, checked by the loader before use
 //
@@ -22,6 +24,7 @@ import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, w
 import { basename, dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { gzipSync } from "node:zlib";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const { values: args } = parseArgs({
@@ -87,6 +90,24 @@ def repack(wheel):
     return out.getvalue(), data_files
 `;
 
+const SITE_PACKAGES = "/lib/python3.14/site-packages";
+const SNAPSHOT = "snapshot.bin.gz";
+
+/** A fresh interpreter with bytepair imported and its patterns compiled, as a gzip'd memory snapshot.
+ * The file system is not part of a snapshot: the runtime unpacks the wheel again after restoring. */
+async function makeSnapshot(loadPyodide, wheel) {
+  const pyodide = await loadPyodide({
+    indexURL: PYODIDE_DIR + "/",
+    _makeSnapshot: true,
+    env: { BYTEPAIR_DATA_DIR: "/bytepair-data" },
+    stdout: () => {},
+    stderr: (m) => console.error(m),
+  });
+  pyodide.unpackArchive(wheel, "zip", { extractDir: SITE_PACKAGES });
+  pyodide.runPython("import gc, bytepair.web_bridge as bridge; bridge.prepare(); gc.collect()");
+  return gzipSync(pyodide.makeMemorySnapshot(), { level: 9 });
+}
+
 function sha256(bytes) {
   return createHash("sha256").update(bytes).digest("hex");
 }
@@ -116,7 +137,7 @@ async function main() {
   for (const file of WEB_FILES) copyFileSync(join(ROOT, "web", file), join(OUT, file));
 
   // Which rank file each encoding needs, from the Python package itself (one source of truth).
-  pyodide.unpackArchive(wheelOut, "zip", { extractDir: "/lib/python3.14/site-packages" });
+  pyodide.unpackArchive(wheelOut, "zip", { extractDir: SITE_PACKAGES });
   const specs = pyodide.runPython(`
 import json
 from bytepair.openai_encodings import ENCODING_SPECS
@@ -124,6 +145,7 @@ from bytepair import __version__, UNICODE_VERSION
 json.dumps({"version": __version__, "unicode": UNICODE_VERSION,
             "encodings": {n: s.ranks_file for n, s in ENCODING_SPECS.items()}})`);
   const { version, unicode, encodings } = JSON.parse(specs);
+  writeFileSync(join(OUT, SNAPSHOT), await makeSnapshot(loadPyodide, wheelOut));
 
   const files = {};
   const walk = (dir) => {
@@ -144,6 +166,7 @@ json.dumps({"version": __version__, "unicode": UNICODE_VERSION,
     unicode,
     runtime: Object.fromEntries(Object.entries(RUNTIME).map(([k, f]) => [k, `pyodide/${f}`])),
     wheel: wheelName,
+    snapshot: SNAPSHOT,
     encodings: Object.fromEntries(Object.entries(encodings).map(([n, f]) => [n, { file: `encodings/${f}.bpr` }])),
     files,
   };

@@ -3,15 +3,15 @@
 // Python package `bytepair` (its module `bytepair.web_bridge` is the boundary).
 //
 // Loading: read manifest.json, fetch every asset the start needs (Pyodide's wasm, stdlib zip and
-// module, our wheel, the first encoding's ranks) with byte-level progress, check each one's sha256
-// against the manifest, then start Pyodide from those very bytes. In browsers a fetch shim hands
+// module, the memory snapshot that already holds bytepair imported, the first encoding's ranks) with
+// byte-level progress, check each one's sha256 against the manifest, then start Pyodide from those
+// very bytes. In browsers a fetch shim hands
 // Pyodide the verified bytes and refuses any other URL, so nothing is ever fetched twice or from a
 // CDN; packages are never loaded by name.
 
 const IS_NODE = typeof process === "object" && typeof process.versions?.node === "string" &&
   typeof globalThis.WorkerGlobalScope === "undefined" && typeof globalThis.window === "undefined";
 
-const SITE_PACKAGES = "/lib/python3.14/site-packages";
 const DATA_DIR = "/bytepair-data";
 
 export class BytepairError extends Error {
@@ -40,7 +40,9 @@ class AssetReader {
     return new URL(path, this.base).href;
   }
 
-  async read(path, onBytes = () => {}) {
+  /** The bytes of `path`. With `keep`, an untouched copy of the HTTP response is stored in
+   * `keep.response` (so WebAssembly can compile it by URL, which lets the browser cache the code). */
+  async read(path, onBytes = () => {}, keep = null) {
     const url = this.url(path);
     if (url.startsWith("file:")) {
       const { readFile } = await import("node:fs/promises");
@@ -61,6 +63,10 @@ class AssetReader {
       throw new BytepairError("AssetError", `cannot fetch ${url}: ${err.message}`);
     }
     if (!response.ok) throw new BytepairError("AssetError", `cannot fetch ${url}: HTTP ${response.status}`);
+    if (keep) {
+      keep.response = response;
+      response = response.clone();
+    }
     if (!response.body) {
       const bytes = new Uint8Array(await response.arrayBuffer());
       onBytes(bytes.length);
@@ -117,12 +123,12 @@ class VerifiedLoader {
     if (this.onProgress) this.onProgress({ loaded: this.loaded, total: this.total });
   }
 
-  async load(path) {
+  async load(path, keep = null) {
     const entry = this.entry(path);
     const bytes = await this.reader.read(path, (n) => {
       this.loaded += n;
       this.report();
-    });
+    }, keep);
     const digest = await sha256(bytes);
     if (bytes.length !== entry.size || digest !== entry.sha256) {
       throw new BytepairError(
@@ -137,22 +143,34 @@ class VerifiedLoader {
 
 const MIME = { ".wasm": "application/wasm", ".json": "application/json", ".zip": "application/zip", ".mjs": "text/javascript" };
 
-/** In browsers: answer Pyodide's fetches of verified assets from memory; refuse all others. */
+/** In browsers: answer Pyodide's fetches of verified assets (bytes, or a verified response kept
+ * whole) from memory; refuse every other origin. */
 function installFetchShim(served) {
   const realFetch = globalThis.fetch.bind(globalThis);
   globalThis.fetch = async (input, init) => {
     const raw = input instanceof URL ? input.href : typeof input === "string" ? input : input.url;
     const url = new URL(raw, globalThis.location?.href).href;
-    const bytes = served.get(url);
-    if (bytes) {
+    const asset = served.get(url);
+    if (asset instanceof Response) {
+      served.delete(url); // a body can be read once; later asks get the bytes below
+      return asset;
+    }
+    if (asset) {
       const type = MIME[url.slice(url.lastIndexOf("."))] ?? "application/octet-stream";
-      return new Response(bytes, { headers: { "Content-Type": type } });
+      return new Response(asset, { headers: { "Content-Type": type } });
     }
     if (globalThis.location && new URL(url).origin !== globalThis.location.origin) {
       throw new BytepairError("AssetError", `bytepair never fetches from another origin (asked for ${url})`);
     }
     return realFetch(input, init);
   };
+}
+
+/** Decompress a gzip'd asset (the memory snapshot): DecompressionStream in browsers, zlib in Node. */
+async function gunzip(bytes) {
+  if (IS_NODE) return new Uint8Array((await import("node:zlib")).gunzipSync(bytes));
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
 /** Import an ES module from verified bytes (browsers: a blob URL, so it is not fetched again). */
@@ -169,16 +187,22 @@ async function importModule(url, bytes) {
 export class Runtime {
   /** Start Pyodide with bytepair; `firstEncoding`'s ranks are fetched in the same progress count. */
   static async load({ assetsUrl, onProgress, firstEncoding }) {
+    const started = performance.now();
     const reader = new AssetReader(assetsUrl);
     const manifest = JSON.parse(new TextDecoder().decode(await reader.read("manifest.json")));
     const loader = new VerifiedLoader(reader, manifest, onProgress);
-    const runtimeFiles = manifest.runtime;
-    const startFiles = [...Object.values(runtimeFiles), manifest.wheel];
+    // The snapshot already holds the imported package, so the wheel is not needed at run time.
+    const startFiles = [...Object.values(manifest.runtime), manifest.snapshot];
     const firstData = firstEncoding && manifest.encodings[firstEncoding]?.file;
     loader.expect(firstData ? [...startFiles, firstData] : startFiles);
-    const fetched = new Map(await Promise.all(startFiles.map(async (p) => [p, await loader.load(p)])));
+    const wasm = {};
+    const fetched = new Map(
+      await Promise.all(startFiles.map(async (p) => [p, await loader.load(p, p === manifest.runtime.wasm ? wasm : null)])),
+    );
     const runtime = new Runtime(manifest, loader);
-    await runtime.start(reader, fetched);
+    runtime.timings.fetched = performance.now() - started;
+    await runtime.start(reader, fetched, wasm.response);
+    runtime.timings.started = performance.now() - started;
     return runtime;
   }
 
@@ -186,14 +210,16 @@ export class Runtime {
     this.manifest = manifest;
     this.loader = loader;
     this.encodings = new Map(); // name -> Promise that resolves once its ranks are in place
+    this.timings = {}; // milliseconds since load() began, for the benchmark page
   }
 
-  async start(reader, fetched) {
+  async start(reader, fetched, wasmResponse) {
     const files = this.manifest.runtime;
     const indexURL = reader.url(files.wasm.slice(0, files.wasm.lastIndexOf("/") + 1));
     const options = {
       indexURL: IS_NODE ? (await import("node:url")).fileURLToPath(indexURL) + "/" : indexURL,
       lockFileContents: new TextDecoder().decode(fetched.get(files.lock)),
+      _loadSnapshot: gunzip(fetched.get(this.manifest.snapshot)),
       env: { BYTEPAIR_DATA_DIR: DATA_DIR },
       stdout: () => {},
       stderr: (msg) => console.warn("[bytepair/python]", msg),
@@ -202,14 +228,17 @@ export class Runtime {
       // Before Pyodide's loader is imported: it may keep a reference to fetch.
       const served = new Map();
       for (const key of ["wasm", "stdlib"]) served.set(reader.url(files[key]), fetched.get(files[key]));
+      if (wasmResponse) served.set(reader.url(files.wasm), wasmResponse);
       installFetchShim(served);
       options.createPyodideModule = (await importModule(reader.url(files.module), fetched.get(files.module))).default;
     }
     const { loadPyodide } = await importModule(reader.url(files.loader), fetched.get(files.loader));
+    const t0 = performance.now();
     this.pyodide = await loadPyodide(options);
+    const t1 = performance.now();
     this.pyodide.FS.mkdirTree(DATA_DIR);
-    this.pyodide.unpackArchive(fetched.get(this.manifest.wheel), "zip", { extractDir: SITE_PACKAGES });
     this.bridge = this.pyodide.pyimport("bytepair.web_bridge");
+    Object.assign(this.timings, { loadPyodide: t1 - t0, importBytepair: performance.now() - t1 });
   }
 
   /** Fetch (once) and install the ranks an encoding needs; resolves to its canonical name. */

@@ -34,12 +34,16 @@ export class TokenizerService {
     const allowed = specialArg(a.allowedSpecial);
     const disallowed = specialArg(a.disallowedSpecial);
     switch (op) {
+      case "timings":
+        return { result: { ...rt.timings } };
       case "listEncodings":
         return { result: Object.keys(rt.manifest.encodings) };
       case "open": {
         const name = a.model !== undefined ? rt.call("model_encoding", a.model) : a.encoding;
         await rt.ensureEncoding(name);
+        const t0 = performance.now();
         const info = rt.call("encoding_info", name);
+        rt.timings[`build ${name}`] ??= performance.now() - t0;
         try {
           return { result: info.toJs({ dict_converter: Object.fromEntries }) };
         } finally {

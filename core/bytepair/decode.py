@@ -21,8 +21,16 @@ class TokenTable:
     def __init__(self, name: str, token_bytes: list[bytes], special_tokens: dict[str, int]) -> None:
         self.name = name
         size = max([len(token_bytes) - 1, *special_tokens.values()]) + 1
-        table: list[bytes | None] = [t if t else None for t in token_bytes]
+        table: list[bytes | None] = list(token_bytes)
         table.extend([None] * (size - len(table)))
+        # Unused ranks hold b"" in token_bytes; they must not decode (they are rare: find them in C).
+        unused = -1
+        try:
+            while True:
+                unused = table.index(b"", unused + 1)
+                table[unused] = None
+        except ValueError:
+            pass
         for text, token_id in special_tokens.items():
             # Two names may share an id (o200k_harmony: <|endofprompt|> and <|reserved_200018|>);
             # the first defined is the canonical one, as in tiktoken.

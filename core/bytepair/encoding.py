@@ -59,12 +59,9 @@ class Encoding:
         self._pat_str = pat_str
         self._mergeable_ranks = mergeable_ranks
         self._special_tokens = dict(special_tokens)
-        # Ranks from a packed file come with their rank-ordered list, so they are unique by construction.
-        _validate(name, mergeable_ranks, self._special_tokens, explicit_n_vocab, check_unique=_token_bytes is None)
         if _token_bytes is None:
-            _token_bytes = [b""] * (max(mergeable_ranks.values()) + 1)
-            for token, rank in mergeable_ranks.items():
-                _token_bytes[rank] = token
+            _token_bytes = _rank_ordered(name, mergeable_ranks)
+        _validate(name, mergeable_ranks, _token_bytes, self._special_tokens, explicit_n_vocab)
         self.max_token_value = max(len(_token_bytes) - 1, *self._special_tokens.values(), 0)
         self._special_set = frozenset(self._special_tokens)
         self._special_ids = frozenset(self._special_tokens.values())
@@ -342,27 +339,44 @@ class Encoding:
         return chain.from_iterable(map(get, self._pretokenizer.split(block)) for block in self._pretokenizer.blocks(text, _BLOCK_CHARS))
 
 
-def _validate(
-    name: str, ranks: dict[bytes, int], special: dict[str, int], explicit_n_vocab: int | None, *, check_unique: bool
-) -> None:
+def _rank_ordered(name: str, ranks: dict[bytes, int]) -> list[bytes]:
+    """Token bytes indexed by rank (``b""`` where a rank is unused); rejects shared ranks."""
     if not isinstance(ranks, dict) or not ranks:
         raise VocabFormatError(f"{name}: mergeable_ranks must be a non-empty dict of bytes -> rank")
+    top = max(ranks.values())
+    if not isinstance(top, int) or top >= 4 * len(ranks) + 1024:
+        raise VocabFormatError(f"{name}: ranks must be integers 0..n-1 (nearly dense); the largest is {top!r}")
+    tokens = [b""] * (top + 1)
+    for token, rank in ranks.items():
+        if not isinstance(rank, int) or rank < 0 or not isinstance(token, bytes) or not token:
+            raise VocabFormatError(f"{name}: mergeable_ranks must map non-empty bytes to ranks >= 0; got {token!r}: {rank!r}")
+        if tokens[rank]:
+            raise VocabFormatError(f"{name}: two mergeable tokens share a rank ({rank})")
+        tokens[rank] = token
+    return tokens
+
+
+def _validate(
+    name: str,
+    ranks: dict[bytes, int],
+    token_bytes: list[bytes],
+    special: dict[str, int],
+    explicit_n_vocab: int | None,
+) -> None:
     missing = [b for b in range(256) if bytes((b,)) not in ranks]
     if missing:
         raise VocabFormatError(
             f"{name}: mergeable_ranks lacks {len(missing)} single-byte token(s) (first: {bytes((missing[0],))!r}); "
             "byte-level BPE needs all 256 so that any text can be encoded"
         )
-    if check_unique and len(set(ranks.values())) != len(ranks):
-        raise VocabFormatError(f"{name}: two mergeable tokens share a rank")
-    clash = set(special.values()) & set(ranks.values())
+    clash = sorted(i for i in special.values() if i < len(token_bytes) and token_bytes[i])
     if clash:
-        raise VocabFormatError(f"{name}: special token id(s) {sorted(clash)[:5]} are also mergeable ranks")
+        raise VocabFormatError(f"{name}: special token id(s) {clash[:5]} are also mergeable ranks")
     if any(not isinstance(t, str) or not t for t in special):
         raise VocabFormatError(f"{name}: special tokens must be non-empty strings")
     if explicit_n_vocab is not None:
         actual = len(ranks) + len(special)
-        top = max([*ranks.values(), *special.values()])
+        top = max([len(token_bytes) - 1, *special.values()])
         if actual != explicit_n_vocab or top != explicit_n_vocab - 1:
             raise VocabFormatError(f"{name}: expected {explicit_n_vocab} tokens with ids 0..{explicit_n_vocab - 1}, got {actual} (max id {top})")
 

@@ -19,6 +19,7 @@ from .offsets import utf16_offsets
 from .registry import encoding_name_for_model, get_encoding, list_encoding_names
 
 __all__ = [
+    "prepare",
     "count",
     "decode",
     "decode_token_bytes",
@@ -59,6 +60,29 @@ def _ids(ids: Any, kind: str) -> Iterable[Any]:
     if not isinstance(ids, (list, tuple)):
         raise InvalidInputError("ids must be an array of integers or a Uint32Array/Int32Array")
     return ids
+
+
+def prepare() -> None:
+    """Import every module of the package and compile every bundled pattern and special-token matcher.
+
+    The bundle's build calls this before taking Pyodide's memory snapshot, so a page that starts
+    from the snapshot needs neither the package files nor any compiling (the rank data are loaded
+    per encoding, on demand).
+    """
+    import importlib
+    import pkgutil
+
+    from . import __name__ as package, __path__ as package_path
+    from .openai_encodings import ENCODING_SPECS
+    from .pretokenize import Pretokenizer
+    from .special_scan import SpecialTokenScanner
+
+    for module in pkgutil.walk_packages(package_path, package + "."):
+        if module.name != package + ".__main__":  # that one runs the CLI when imported
+            importlib.import_module(module.name)
+    for spec in ENCODING_SPECS.values():
+        Pretokenizer(spec.pattern, cuttable=True)
+        SpecialTokenScanner(spec.special_tokens).find("", frozenset(spec.special_tokens))
 
 
 def list_encodings() -> list[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import cache
+from functools import cache, lru_cache
 from itertools import accumulate
 from typing import Any
 
@@ -47,22 +47,7 @@ class Pretokenizer:
         long texts are then pretokenized block by block, cut at such points."""
         self.pattern = pattern
         self._cuttable = cuttable
-        self._stand_ins: AstralStandIns | None = None
-        try:
-            translation = translate(pattern, bmp_only=True)
-            try:
-                if translation.has_astral_literal:
-                    raise NoStandInError("the pattern names astral characters")
-                self._stand_ins = AstralStandIns(avoid=translation.literals)
-            except NoStandInError:
-                translation = translate(pattern, bmp_only=False)
-            self._regex: Any = re.compile(translation.pattern)
-            self.engine = "re"
-        except UntranslatablePatternError as exc:
-            self._regex = _compile_with_regex_package(pattern, exc)
-            self.engine = "regex"
-        except re.error as exc:
-            raise UnsupportedPatternError(f"invalid pretokenization pattern {pattern!r}: {exc}") from None
+        self._regex, self._stand_ins, self.engine = _compile(pattern)
 
     def _matchable(self, text: str) -> str | None:
         """The text to run the pattern on if it differs from ``text`` (astral stand-ins), else None."""
@@ -101,6 +86,26 @@ class Pretokenizer:
         swapped = self._matchable(text)
         for match in self._regex.finditer(text if swapped is None else swapped, pos):
             yield match.span()
+
+
+@lru_cache(maxsize=32)
+def _compile(pattern: str) -> tuple[Any, AstralStandIns | None, str]:
+    """Compiled matcher, astral stand-ins (or None) and engine name for ``pattern``; cached, since
+    encodings often share a pattern and compiling the expanded classes costs tens of milliseconds."""
+    try:
+        translation = translate(pattern, bmp_only=True)
+        stand_ins: AstralStandIns | None = None
+        try:
+            if translation.has_astral_literal:
+                raise NoStandInError("the pattern names astral characters")
+            stand_ins = AstralStandIns(avoid=translation.literals)
+        except NoStandInError:
+            translation = translate(pattern, bmp_only=False)
+        return re.compile(translation.pattern), stand_ins, "re"
+    except UntranslatablePatternError as exc:
+        return _compile_with_regex_package(pattern, exc), None, "regex"
+    except re.error as exc:
+        raise UnsupportedPatternError(f"invalid pretokenization pattern {pattern!r}: {exc}") from None
 
 
 def _compile_with_regex_package(pattern: str, why: UntranslatablePatternError) -> Any:
