@@ -22,12 +22,19 @@ __all__ = ["Pretokenizer"]
 
 
 
+_CUT_WINDOW = 4096
+
+
 @cache
 def _safe_cut() -> re.Pattern[str]:
     """Safe cut points (see ``cuttable``): after "\\n" preceded by a non-space and followed by a
-    letter, and between a letter and a space that is followed by a letter. Compiled on first use."""
+    letter, and before a space between two letters (group 1). Each branch starts with its literal
+    character, so ``re`` skips ahead to candidates instead of trying every position. Compiled on
+    first use."""
     letter = translate(r"\p{L}").pattern
-    return re.compile("(?<=" + translate(r"\S").pattern + r"\n)(?=" + letter + ")|(?<=" + letter + ")(?= " + letter + ")")
+    return re.compile(
+        r"\n(?<=" + translate(r"\S").pattern + r"\n)(?=" + letter + r")|( )(?<=" + letter + r" )(?=" + letter + ")"
+    )
 
 
 class Pretokenizer:
@@ -74,11 +81,16 @@ class Pretokenizer:
             return
         start = 0
         while len(text) - start > size:
-            cut = _safe_cut().search(text, start + size)
-            if cut is None:
+            # Look for a cut only a little past the target, so text without any (a run of spaces,
+            # digits) costs one short search, not a scan of everything left. A match cut short by
+            # the window end (its lookahead unable to see) is simply not found: never a wrong cut.
+            target = start + size
+            match = _safe_cut().search(text, target, target + _CUT_WINDOW)
+            if match is None:
                 break
-            yield text[start : cut.start()]
-            start = cut.start()
+            cut = match.start() if match.group(1) else match.end()
+            yield text[start:cut]
+            start = cut
         yield text[start:]
 
     def spans(self, text: str, pos: int = 0) -> Iterator[tuple[int, int]]:
