@@ -105,7 +105,28 @@ async function makeSnapshot(loadPyodide, wheel) {
   });
   pyodide.unpackArchive(wheel, "zip", { extractDir: SITE_PACKAGES });
   pyodide.runPython("import gc, bytepair.web_bridge as bridge; bridge.prepare(); gc.collect()");
-  return gzipSync(pyodide.makeMemorySnapshot(), { level: 9 });
+  return gzipSync(sparse(pyodide.makeMemorySnapshot()), { level: 9 });
+}
+
+/** Leave out the 64 KiB pages that are all zero (format: see expandSnapshot in web/runtime.mjs). */
+function sparse(raw) {
+  const PAGE = 65536;
+  const pages = Math.ceil(raw.length / PAGE);
+  const bitmap = new Uint8Array(Math.ceil(pages / 8));
+  const kept = [];
+  for (let page = 0; page < pages; page++) {
+    const chunk = raw.subarray(page * PAGE, Math.min(raw.length, (page + 1) * PAGE));
+    if (chunk.some((b) => b !== 0)) {
+      bitmap[page >> 3] |= 1 << (page & 7);
+      kept.push(chunk);
+    }
+  }
+  const header = new Uint8Array(16);
+  header.set(new TextEncoder().encode("BPSNAP1\0"));
+  const view = new DataView(header.buffer);
+  view.setUint32(8, raw.length, true);
+  view.setUint32(12, pages, true);
+  return Buffer.concat([header, bitmap, ...kept]);
 }
 
 function sha256(bytes) {

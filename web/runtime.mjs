@@ -101,6 +101,7 @@ class VerifiedLoader {
     this.loaded = 0;
     this.total = 0;
     this.expected = new Set();
+    this.fileTimings = {}; // path -> { fetchMs, checkMs }, for the benchmark page
   }
 
   entry(path) {
@@ -125,11 +126,14 @@ class VerifiedLoader {
 
   async load(path, keep = null) {
     const entry = this.entry(path);
+    const t0 = performance.now();
     const bytes = await this.reader.read(path, (n) => {
       this.loaded += n;
       this.report();
     }, keep);
+    const t1 = performance.now();
     const digest = await sha256(bytes);
+    this.fileTimings[path] = { fetchMs: t1 - t0, checkMs: performance.now() - t1 };
     if (bytes.length !== entry.size || digest !== entry.sha256) {
       throw new BytepairError(
         "IntegrityError",
@@ -173,72 +177,142 @@ async function gunzip(bytes) {
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
-/** Import an ES module from verified bytes (browsers: a blob URL, so it is not fetched again). */
-async function importModule(url, bytes) {
-  if (IS_NODE) return import(url);
-  const blobUrl = URL.createObjectURL(new Blob([bytes], { type: "text/javascript" }));
-  try {
-    return await import(blobUrl);
-  } finally {
-    URL.revokeObjectURL(blobUrl);
+/** Pyodide's memory snapshot is stored sparse: 64 KiB pages that are all zero (nearly half of the
+ * 31 MB) are left out. Layout (little-endian): "BPSNAP1\0", u32 full length, u32 page count, a bitmap
+ * with one bit per page (1 = stored), then the stored pages in order. Expanding is one copy per page. */
+const PAGE = 65536;
+
+function expandSnapshot(sparse) {
+  const view = new DataView(sparse.buffer, sparse.byteOffset, sparse.byteLength);
+  if (new TextDecoder().decode(sparse.subarray(0, 7)) !== "BPSNAP1") {
+    throw new BytepairError("AssetError", "the memory snapshot is not in bytepair's sparse format; rebuild with `make bundle`");
   }
+  const length = view.getUint32(8, true);
+  const pages = view.getUint32(12, true);
+  const bitmap = sparse.subarray(16, 16 + Math.ceil(pages / 8));
+  const raw = new Uint8Array(length);
+  let offset = 16 + bitmap.length;
+  for (let page = 0; page < pages; page++) {
+    if (!(bitmap[page >> 3] & (1 << (page & 7)))) continue;
+    const start = page * PAGE;
+    const size = Math.min(PAGE, length - start);
+    raw.set(sparse.subarray(offset, offset + size), start);
+    offset += size;
+  }
+  return raw;
+}
+
+/** The decompressed (still sparse) memory snapshot in Cache Storage (browsers only; a miss everywhere else). The
+ * entry is keyed by the compressed file's sha256, which the manifest pins, so a new build never
+ * meets a stale entry; the bytes were checked before they were stored. */
+const SnapshotCache = {
+  name: "bytepair-snapshot",
+  key: (url, sha256) => `${url}?sha256=${sha256}`,
+  async get(url, sha256) {
+    if (IS_NODE || !globalThis.caches) return null;
+    try {
+      const hit = await (await caches.open(this.name)).match(this.key(url, sha256));
+      return hit ? new Uint8Array(await hit.arrayBuffer()) : null;
+    } catch {
+      return null; // storage unavailable (private mode, quota): just decompress
+    }
+  },
+  async put(url, sha256, raw) {
+    if (IS_NODE || !globalThis.caches) return raw;
+    try {
+      const cache = await caches.open(this.name);
+      for (const old of await cache.keys()) await cache.delete(old); // one snapshot is enough
+      await cache.put(this.key(url, sha256), new Response(raw.slice()));
+    } catch {
+      // not cached: the next start decompresses again
+    }
+    return raw;
+  },
+};
+
+/** Import one of Pyodide's ES modules by its URL, so that V8 can reuse the code it compiled last
+ * time (compiling the 1.2 MB module afresh costs a quarter of a second), while its bytes are
+ * fetched and checked in parallel; the module is used only if the check passes. */
+async function importVerified(reader, path, bytes) {
+  const [module] = await Promise.all([import(reader.url(path)), bytes[path]]);
+  return module;
 }
 
 export class Runtime {
-  /** Start Pyodide with bytepair; `firstEncoding`'s ranks are fetched in the same progress count. */
+  /** Start Pyodide with bytepair; `firstEncoding`'s ranks are fetched in the same progress count.
+   *
+   * The steps overlap: every asset is fetched at once, the snapshot is decompressed as soon as it
+   * has arrived and passed its check, and Pyodide's JavaScript is imported meanwhile; Pyodide
+   * starts when all of that is done. */
   static async load({ assetsUrl, onProgress, firstEncoding }) {
     const started = performance.now();
+    const mark = (name) => (timings[name] = performance.now() - started);
+    const timings = {};
     const reader = new AssetReader(assetsUrl);
     const manifest = JSON.parse(new TextDecoder().decode(await reader.read("manifest.json")));
     const loader = new VerifiedLoader(reader, manifest, onProgress);
+    const files = manifest.runtime;
     // The snapshot already holds the imported package, so the wheel is not needed at run time.
-    const startFiles = [...Object.values(manifest.runtime), manifest.snapshot];
+    // Decompressed once, it is kept in Cache Storage (keyed by its sha256), so later starts skip
+    // both its download and the quarter second that decompressing 31 MB takes.
+    const snapshotEntry = manifest.files[manifest.snapshot];
+    const snapshotUrl = reader.url(manifest.snapshot);
+    const cached = SnapshotCache.get(snapshotUrl, snapshotEntry.sha256); // alongside the fetches
     const firstData = firstEncoding && manifest.encodings[firstEncoding]?.file;
+    const startFiles = Object.values(files);
     loader.expect(firstData ? [...startFiles, firstData] : startFiles);
+
     const wasm = {};
-    const fetched = new Map(
-      await Promise.all(startFiles.map(async (p) => [p, await loader.load(p, p === manifest.runtime.wasm ? wasm : null)])),
-    );
-    const runtime = new Runtime(manifest, loader);
-    runtime.timings.fetched = performance.now() - started;
-    await runtime.start(reader, fetched, wasm.response);
-    runtime.timings.started = performance.now() - started;
-    return runtime;
-  }
+    const bytes = Object.fromEntries(startFiles.map((p) => [p, loader.load(p, p === files.wasm ? wasm : null)]));
+    const prefetched = new Map(firstData ? [[firstData, loader.load(firstData)]] : []);
+    for (const promise of prefetched.values()) promise.catch(() => {}); // reported when used
+    const sparse = cached.then((hit) => {
+      mark("snapshot cache");
+      if (hit) return hit;
+      loader.expect([manifest.snapshot]);
+      bytes[manifest.snapshot] = loader.load(manifest.snapshot);
+      return bytes[manifest.snapshot].then(gunzip).then((raw) => SnapshotCache.put(snapshotUrl, snapshotEntry.sha256, raw));
+    });
+    const snapshot = sparse.then(expandSnapshot).then((raw) => (mark("snapshot"), raw));
+    const modules = Promise.all([importVerified(reader, files.module, bytes), importVerified(reader, files.loader, bytes)]);
+    const [asm, { loadPyodide }] = await modules;
+    mark("modules");
+    const [wasmBytes, stdlib, lock] = await Promise.all([bytes[files.wasm], bytes[files.stdlib], bytes[files.lock]]);
+    await snapshot;
+    await Promise.all(Object.values(bytes)); // every check passed before anything runs
+    mark("fetched");
 
-  constructor(manifest, loader) {
-    this.manifest = manifest;
-    this.loader = loader;
-    this.encodings = new Map(); // name -> Promise that resolves once its ranks are in place
-    this.timings = {}; // milliseconds since load() began, for the benchmark page
-  }
-
-  async start(reader, fetched, wasmResponse) {
-    const files = this.manifest.runtime;
     const indexURL = reader.url(files.wasm.slice(0, files.wasm.lastIndexOf("/") + 1));
     const options = {
       indexURL: IS_NODE ? (await import("node:url")).fileURLToPath(indexURL) + "/" : indexURL,
-      lockFileContents: new TextDecoder().decode(fetched.get(files.lock)),
-      _loadSnapshot: gunzip(fetched.get(this.manifest.snapshot)),
+      lockFileContents: new TextDecoder().decode(lock),
+      _loadSnapshot: snapshot,
       env: { BYTEPAIR_DATA_DIR: DATA_DIR },
       stdout: () => {},
       stderr: (msg) => console.warn("[bytepair/python]", msg),
     };
     if (!IS_NODE) {
-      // Before Pyodide's loader is imported: it may keep a reference to fetch.
-      const served = new Map();
-      for (const key of ["wasm", "stdlib"]) served.set(reader.url(files[key]), fetched.get(files[key]));
-      if (wasmResponse) served.set(reader.url(files.wasm), wasmResponse);
-      installFetchShim(served);
-      options.createPyodideModule = (await importModule(reader.url(files.module), fetched.get(files.module))).default;
+      // Pyodide fetches the wasm and the stdlib itself: hand it the verified copies.
+      installFetchShim(new Map([
+        [reader.url(files.wasm), wasm.response ?? wasmBytes],
+        [reader.url(files.stdlib), stdlib],
+      ]));
+      options.createPyodideModule = asm.default;
     }
-    const { loadPyodide } = await importModule(reader.url(files.loader), fetched.get(files.loader));
-    const t0 = performance.now();
-    this.pyodide = await loadPyodide(options);
-    const t1 = performance.now();
-    this.pyodide.FS.mkdirTree(DATA_DIR);
-    this.bridge = this.pyodide.pyimport("bytepair.web_bridge");
-    Object.assign(this.timings, { loadPyodide: t1 - t0, importBytepair: performance.now() - t1 });
+    const runtime = new Runtime(manifest, loader, timings, prefetched);
+    runtime.pyodide = await loadPyodide(options);
+    runtime.pyodide.FS.mkdirTree(DATA_DIR);
+    runtime.bridge = runtime.pyodide.pyimport("bytepair.web_bridge");
+    mark("started");
+    return runtime;
+  }
+
+  constructor(manifest, loader, timings, prefetched) {
+    this.manifest = manifest;
+    this.loader = loader;
+    this.prefetched = prefetched; // data file -> Promise<bytes> started during load()
+    this.encodings = new Map(); // name -> Promise that resolves once its ranks are in place
+    this.timings = timings; // milliseconds since load() began, for the benchmark page
   }
 
   /** Fetch (once) and install the ranks an encoding needs; resolves to its canonical name. */
@@ -254,8 +328,13 @@ export class Runtime {
         }
         const target = `${DATA_DIR}/${info.file.slice(info.file.lastIndexOf("/") + 1)}`;
         if (!this.pyodide.FS.analyzePath(target).exists) {
-          this.loader.expect([info.file]);
-          const bytes = await this.loader.load(info.file);
+          let bytes = this.prefetched.get(info.file);
+          this.prefetched.delete(info.file);
+          if (!bytes) {
+            this.loader.expect([info.file]);
+            bytes = this.loader.load(info.file);
+          }
+          bytes = await bytes;
           this.pyodide.FS.writeFile(target, bytes);
         }
         return name;

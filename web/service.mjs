@@ -35,7 +35,7 @@ export class TokenizerService {
     const disallowed = specialArg(a.disallowedSpecial);
     switch (op) {
       case "timings":
-        return { result: { ...rt.timings } };
+        return { result: { ...rt.timings, files: { ...rt.loader.fileTimings } } };
       case "listEncodings":
         return { result: Object.keys(rt.manifest.encodings) };
       case "open": {
