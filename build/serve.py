@@ -35,7 +35,7 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **MIME_TYPES}
 
     def end_headers(self) -> None:
-        self.send_header("Cache-Control", __import__("os").environ.get("BYTEPAIR_CACHE_CONTROL", "no-cache"))
+        self.send_header("Cache-Control", "no-cache")
         super().end_headers()
 
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
