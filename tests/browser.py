@@ -15,6 +15,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 DIST = ROOT / "dist"
+SITE = ROOT / "site"
+ARTIFACTS = ROOT / "test-results"
 CHROMIUM = os.environ.get("BYTEPAIR_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless",
@@ -44,6 +46,12 @@ def require_bundle() -> None:
         pytest.fail("dist/ is missing: run `make bundle` (make test does it)")
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (make test does it)")
+
+
+def require_site() -> None:
+    require_bundle()
+    if not (SITE / "sw.js").is_file() or not (SITE / "bytepair" / "manifest.json").is_file():
+        pytest.fail("site/ is missing: run `make site` (make test does it)")
 
 
 @dataclass
@@ -80,6 +88,14 @@ class Guard:
 def dist_server() -> Iterator[str]:
     require_bundle()
     server, base = serve.serve_in_background(DIST)
+    yield base
+    server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def site_server() -> Iterator[str]:
+    require_site()
+    server, base = serve.serve_in_background(SITE)
     yield base
     server.shutdown()
 

@@ -44,6 +44,24 @@ export interface StreamDecoder {
   close(): Promise<void>;
 }
 
+/** What a token viewer shows after an edit (Tokenizer.inspect). Offsets are UTF-16 indices. */
+export interface Inspection {
+  /** Number of tokens in the whole text. */
+  count: number;
+  /** All ids. */
+  ids: Uint32Array;
+  /** For the first `maxTokens` tokens only: [start, end) in the text, byte length, and their bytes joined. */
+  starts: Uint32Array;
+  ends: Uint32Array;
+  lengths: Uint32Array;
+  bytes: Uint8Array;
+  /** text.length, Unicode code points, whitespace-separated words, UTF-8 bytes. */
+  utf16Length: number;
+  codePoints: number;
+  words: number;
+  utf8Bytes: number;
+}
+
 export interface Tokenizer {
   readonly encoding: string;
   readonly nVocab: number;
@@ -55,6 +73,9 @@ export interface Tokenizer {
   /** The count if it is at most `limit`, else false; stops as soon as the limit is exceeded. */
   isWithinTokenLimit(text: string, limit: number, options?: EncodeOptions): Promise<number | false>;
   encodeWithOffsets(text: string, options?: EncodeOptions): Promise<EncodedWithOffsets>;
+  /** Count, ids and the first `maxTokens` (default 2000) tokens' offsets and bytes, in one call; fast
+   * when the text differs little from the previous call (unchanged blocks are reused). */
+  inspect(text: string, options?: EncodeOptions & { maxTokens?: number }): Promise<Inspection>;
   decode(ids: ArrayLike<number>, options?: { errors?: "replace" | "strict" | "ignore" }): Promise<string>;
   /** The bytes of each token (e.g. to show them in hex). */
   decodeTokenBytes(ids: ArrayLike<number>): Promise<Uint8Array[]>;

@@ -189,6 +189,16 @@ class Tokenizer {
     return this.call("encodeWithOffsets", { text, allowedSpecial: options.allowedSpecial, disallowedSpecial: options.disallowedSpecial });
   }
 
+  /** Everything a token viewer needs after an edit, in one round trip (see bytepair.d.ts). */
+  inspect(text, options = {}) {
+    return this.call("inspect", {
+      text,
+      maxTokens: options.maxTokens,
+      allowedSpecial: options.allowedSpecial,
+      disallowedSpecial: options.disallowedSpecial,
+    });
+  }
+
   decode(ids, options = {}) {
     return this.call("decode", { ids, errors: options.errors });
   }

@@ -69,6 +69,24 @@ export class TokenizerService {
         const [ids, starts, ends] = parts;
         return { result: { ids, starts, ends }, transfer: parts.map((p) => p.buffer) };
       }
+      case "inspect": {
+        const tuple = rt.call("inspect", a.encoding, a.text, allowed, disallowed, a.maxTokens ?? 2000);
+        try {
+          const [ids, starts, ends, lengths] = [1, 2, 3, 4].map((i) => Runtime.takeUint32(tuple.get(i)));
+          const bytesProxy = tuple.get(5);
+          const bytes = bytesProxy.toJs();
+          bytesProxy.destroy();
+          const statsProxy = tuple.get(6);
+          const [utf16Length, codePoints, words, utf8Bytes] = statsProxy.toJs();
+          statsProxy.destroy();
+          const result = { count: tuple.get(0), ids, starts, ends, lengths, bytes, utf16Length, codePoints, words, utf8Bytes };
+          return { result, transfer: [ids.buffer, starts.buffer, ends.buffer, lengths.buffer, bytes.buffer] };
+        } finally {
+          tuple.destroy();
+        }
+      }
+      case "modelEncoding":
+        return { result: rt.call("model_encoding", a.model) };
       case "decode":
         return { result: rt.call("decode", a.encoding, ...idsArg(a.ids), a.errors ?? "replace") };
       case "decodeTokenBytes": {

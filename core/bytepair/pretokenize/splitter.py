@@ -56,6 +56,11 @@ class Pretokenizer:
         self._cuttable = cuttable
         self._regex, self._stand_ins, self.engine = _compile(pattern)
 
+    @property
+    def cuttable(self) -> bool:
+        """Whether ``blocks`` may cut long texts (see ``__init__``)."""
+        return self._cuttable
+
     def _matchable(self, text: str) -> str | None:
         """The text to run the pattern on if it differs from ``text`` (astral stand-ins), else None."""
         if self._stand_ins is None or text.isascii() or ASTRAL_RUN.search(text) is None:

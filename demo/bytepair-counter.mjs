@@ -1,0 +1,97 @@
+// <bytepair-counter>: an exact token counter to embed in documentation with one module script.
+//
+//   <script type="module" src="https://your.site/bytepair-counter.mjs"></script>
+//   <bytepair-counter encoding="o200k_base">Text whose tokens are counted.</bytepair-counter>
+//   <bytepair-counter model="gpt-4o" editable placeholder="Type to count"></bytepair-counter>
+//   <bytepair-counter for="my-textarea"></bytepair-counter>   (counts another element's text as it changes)
+//
+// Attributes: encoding | model, editable, for, placeholder, assets (where bytepair's bundle is served;
+// default: ./bytepair/ next to this module). Counting runs in bytepair's Web Worker, shared by all
+// counters on the page; the count is the Python core's.
+import { createTokenizer } from "./bytepair/bytepair.mjs";
+
+const DEFAULT_ASSETS = new URL("./bytepair/", import.meta.url).href;
+const STYLE = `
+  :host { display: inline-block; font: inherit; }
+  :host([editable]) { display: block; }
+  textarea { display: block; width: 100%; min-height: 5rem; box-sizing: border-box; font: inherit; padding: 0.4rem; }
+  .count { font-variant-numeric: tabular-nums; }
+  .badge { display: inline-flex; gap: 0.35rem; align-items: baseline; padding: 0.1rem 0.5rem; border-radius: 999px;
+           border: 1px solid color-mix(in srgb, currentColor 30%, transparent); font-size: 0.9em; }
+  .error { color: #b00020; }
+`;
+
+class BytepairCounter extends HTMLElement {
+  static observedAttributes = ["encoding", "model"];
+
+  constructor() {
+    super();
+    this.attachShadow({ mode: "open" }).innerHTML =
+      `<style>${STYLE}</style>` +
+      `<span class="badge" part="badge" role="status" aria-live="polite"><span class="count" part="count">…</span>` +
+      `<span class="label" part="label">tokens</span></span>`;
+    this.countEl = this.shadowRoot.querySelector(".count");
+    this.labelEl = this.shadowRoot.querySelector(".label");
+    this.sequence = 0;
+  }
+
+  connectedCallback() {
+    if (this.hasAttribute("editable") && !this.input) {
+      this.input = document.createElement("textarea");
+      this.input.setAttribute("part", "input");
+      this.shadowRoot.prepend(this.input);
+      this.input.setAttribute("aria-label", this.getAttribute("aria-label") ?? "Text to count");
+      this.input.placeholder = this.getAttribute("placeholder") ?? "";
+      this.input.value = this.textContent.trim();
+      this.input.addEventListener("input", () => this.refresh());
+    }
+    const target = this.getAttribute("for");
+    if (target) {
+      this.source = document.getElementById(target);
+      this.source?.addEventListener("input", () => this.refresh());
+    }
+    this.refresh();
+  }
+
+  attributeChangedCallback() {
+    if (this.isConnected) {
+      this.tok = null;
+      this.refresh();
+    }
+  }
+
+  text() {
+    if (this.source) return this.source.value ?? this.source.textContent;
+    if (this.hasAttribute("editable")) return this.input.value;
+    return this.textContent;
+  }
+
+  async tokenizer() {
+    this.tok ??= createTokenizer({
+      ...(this.hasAttribute("model") ? { model: this.getAttribute("model") } : { encoding: this.getAttribute("encoding") ?? "o200k_base" }),
+      assetsUrl: this.getAttribute("assets") ?? DEFAULT_ASSETS,
+    });
+    return this.tok;
+  }
+
+  async refresh() {
+    const id = ++this.sequence;
+    try {
+      const tok = await this.tokenizer();
+      const count = await tok.count(this.text(), { disallowedSpecial: [] });
+      if (id !== this.sequence) return;
+      this.countEl.textContent = count.toLocaleString("en");
+      this.countEl.classList.remove("error");
+      this.labelEl.textContent = `token${count === 1 ? "" : "s"} (${tok.encoding})`;
+      this.dataset.count = String(count);
+      this.dispatchEvent(new CustomEvent("count", { detail: { count, encoding: tok.encoding } }));
+    } catch (err) {
+      if (id !== this.sequence) return;
+      this.countEl.textContent = err.name === "UnknownModelError" || err.name === "UnknownEncodingError" ? "?" : "!";
+      this.countEl.classList.add("error");
+      this.labelEl.textContent = err.message.split("\n")[0];
+    }
+  }
+}
+
+if (!customElements.get("bytepair-counter")) customElements.define("bytepair-counter", BytepairCounter);
