@@ -1,10 +1,11 @@
-"""Benchmark bytepair against tiktoken 0.14 and a naive pure-Python BPE; write docs/PERFORMANCE.md.
+"""Benchmark bytepair against tiktoken 0.14 and a naive pure-Python BPE; section `native` of docs/PERFORMANCE.md.
 
-    make bench                                          # full run, writes docs/PERFORMANCE.md
+    make bench                                          # full run (and bench_web.py), writes docs/PERFORMANCE.md
     .venv/bin/python bench/bench_encode.py --quick      # a smoke run: prints, writes nothing
 
 This file is the entry point: it parses the options, takes a snapshot of the bytepair package,
-and only then imports ``suite.py``, which does the measuring and writes the report. Why a snapshot:
+and only then imports ``suite.py``, which does the measuring and writes the report (only its own
+section ``native`` of the file: ``report.py``; ``bench_web.py`` writes section ``browser``). Why a snapshot:
 the run takes minutes and starts many fresh processes. If someone edits ``core/`` meanwhile, the
 fresh processes would time other code than the benchmark's own process. Every process imports the
 same frozen copy instead: the working tree as it was at the start (default), or the committed
@@ -49,7 +50,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--output",
         type=Path,
-        help=f"markdown file to write (default {DEFAULT_OUTPUT.relative_to(REPO)}; none with --quick)",
+        help=f"markdown file whose section native to write (default {DEFAULT_OUTPUT.relative_to(REPO)}; none with --quick)",
     )
     parser.add_argument(
         "--code",

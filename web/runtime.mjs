@@ -3,11 +3,10 @@
 // Python package `bytepair` (its module `bytepair.web_bridge` is the boundary).
 //
 // Loading: read manifest.json, fetch every asset the start needs (Pyodide's wasm, stdlib zip and
-// module, the memory snapshot that already holds bytepair imported, the first encoding's ranks) with
-// byte-level progress, check each one's sha256 against the manifest, then start Pyodide from those
-// very bytes. In browsers a fetch shim hands
-// Pyodide the verified bytes and refuses any other URL, so nothing is ever fetched twice or from a
-// CDN; packages are never loaded by name.
+// modules, the memory snapshot that already holds bytepair imported, the first encoding's ranks)
+// with byte-level progress and check each one's size and sha256 against the manifest; nothing runs
+// before every check has passed. In browsers a fetch shim hands Pyodide the verified wasm and stdlib
+// and refuses any other origin, so nothing comes from a CDN; packages are never loaded by name.
 
 const IS_NODE = typeof process === "object" && typeof process.versions?.node === "string" &&
   typeof globalThis.WorkerGlobalScope === "undefined" && typeof globalThis.window === "undefined";
