@@ -19,7 +19,13 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 DEMO_SRC := $(wildcard demo/*)
 
-.PHONY: demo site test test-python run bundle bench chromium clean data unicode-tables
+# Other CPython versions that must give the same pieces (their unicodedata differs: 15.0, 15.1 ...).
+OTHER_PYTHONS := 3.12 3.13 3.14
+PYENV_ROOT ?= $(HOME)/.pyenv
+CROSS_TESTS := tests/test_parity_tiktoken.py tests/test_traps.py tests/test_pretokenize.py tests/test_properties.py \
+               tests/test_unicode_exhaustive.py
+
+.PHONY: demo site test test-python test-interpreters run bundle bench chromium clean data unicode-tables
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -56,6 +62,20 @@ demo: $(STAMP) site
 
 test: $(STAMP) bundle site chromium
 	$(PY) -m pytest
+	$(MAKE) --no-print-directory test-interpreters
+
+# The parity and Unicode tests again under every other CPython found (PATH or pyenv); skipped if none.
+test-interpreters:
+	@for v in $(OTHER_PYTHONS); do \
+	  if python$$v -c 1 >/dev/null 2>&1; then py=$$(command -v python$$v); \
+	  else py=$$(ls -d $(PYENV_ROOT)/versions/$$v*/bin/python$$v 2>/dev/null | tail -n 1); fi; \
+	  if [ -z "$$py" ]; then echo "test-interpreters: no python$$v here, skipped"; continue; fi; \
+	  venv=.venv-$$v; \
+	  [ -f $$venv/.installed ] || { $$py -m venv $$venv && $$venv/bin/python -m pip install --quiet --disable-pip-version-check \
+	    -e . 'pytest>=8' 'hypothesis>=6.100' 'tiktoken==0.14.0' 'regex>=2024.0' && touch $$venv/.installed; } || exit 1; \
+	  echo "== $$($$venv/bin/python --version) =="; \
+	  $$venv/bin/python -m pytest -q -m "not slow" $(CROSS_TESTS) || exit 1; \
+	done
 
 # Only the native core (no browser, no Node).
 test-python: $(STAMP)
@@ -79,4 +99,4 @@ unicode-tables: $(STAMP)
 	$(PY) build/gen_unicode_tables.py
 
 clean:
-	rm -rf $(VENV) node_modules dist site build/wheel build/cache .pytest_cache
+	rm -rf $(VENV) .venv-3.* node_modules dist site build/wheel build/cache .pytest_cache
