@@ -7,9 +7,10 @@ the module named after it; this class only wires them together and checks argume
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from itertools import chain
-from typing import AbstractSet, Literal
+from typing import AbstractSet, Any, Literal
 
 from .decode import StreamDecoder, TokenTable
 from .errors import DisallowedSpecialTokenError, InvalidInputError, InvalidTokenError, VocabFormatError
@@ -108,6 +109,27 @@ class Encoding:
         """
         require_str(text)
         return list(chain.from_iterable(self._ids(text, allowed_special, disallowed_special)))
+
+    def encode_to_array(
+        self,
+        text: str,
+        *,
+        allowed_special: AllowedSpecial = frozenset(),
+        disallowed_special: DisallowedSpecial = "all",
+    ) -> array:
+        """``encode`` into an ``array('I')`` (4 bytes per id, like tiktoken's ``encode_to_numpy``).
+
+        Faster than ``encode`` for long texts: each piece's ids are cached already packed, so the
+        array is one join of byte strings, with no per-id conversion. The browser API uses it.
+
+        >>> from bytepair import get_encoding
+        >>> get_encoding("o200k_base").encode_to_array("hello world").tolist()
+        [24912, 2375]
+        """
+        require_str(text)
+        out = array("I")
+        out.frombytes(b"".join(self._ids(text, allowed_special, disallowed_special, packed=True)))
+        return out
 
     def encode_batch(
         self,
@@ -321,19 +343,31 @@ class Encoding:
                 raise DisallowedSpecialTokenError(found)
         return allowed & self._special_set
 
-    def _ids(self, text: str, allowed_special: AllowedSpecial, disallowed_special: DisallowedSpecial) -> Iterator[tuple[int, ...]]:
-        """Token ids as a stream of tuples (one per piece or special token)."""
+    def _ids(
+        self,
+        text: str,
+        allowed_special: AllowedSpecial,
+        disallowed_special: DisallowedSpecial,
+        *,
+        packed: bool = False,
+    ) -> Iterator[Any]:
+        """Token ids as a stream of tuples, one per piece or special token; with ``packed``, as
+        bytes holding the ids as native uint32 (see ``encode_to_array``)."""
         allowed = self._check_policy(text, allowed_special, disallowed_special)
         text = repair_surrogates(text)
         if not allowed:
-            return self._ordinary_ids(text)
+            return self._ordinary_ids(text, packed)
+
+        def special(token_id: int) -> Any:
+            return array("I", (token_id,)).tobytes() if packed else (token_id,)
+
         return chain.from_iterable(
-            self._ordinary_ids(segment) if special_id is None else ((special_id,),)
+            self._ordinary_ids(segment, packed) if special_id is None else (special(special_id),)
             for segment, special_id in self._scanner.segments(text, allowed)
         )
 
-    def _ordinary_ids(self, text: str) -> Iterator[tuple[int, ...]]:
-        get = self._cache.__getitem__
+    def _ordinary_ids(self, text: str, packed: bool = False) -> Iterator[Any]:
+        get = (self._cache.packed if packed else self._cache).__getitem__
         if len(text) <= _BLOCK_CHARS:
             return map(get, self._pretokenizer.split(text))
         return chain.from_iterable(map(get, self._pretokenizer.split(block)) for block in self._pretokenizer.blocks(text, _BLOCK_CHARS))

@@ -8,10 +8,12 @@ lets memory grow with the input.
 
 from __future__ import annotations
 
+from array import array
+
 from .bpe_merge import merge_piece
 from .long_pieces import LONG_PIECE_CHARS, LongPieceEncoder
 
-__all__ = ["PieceCache"]
+__all__ = ["PackedPieceCache", "PieceCache"]
 
 DEFAULT_MAX_ENTRIES = 1 << 16
 
@@ -24,6 +26,7 @@ class PieceCache(dict[str, tuple[int, ...]]):
         self.ranks = ranks
         self.max_entries = max_entries
         self._long = LongPieceEncoder(self, ranks, token_bytes)
+        self.packed = PackedPieceCache(self)
 
     def __missing__(self, piece: str) -> tuple[int, ...]:
         if len(piece) > LONG_PIECE_CHARS:
@@ -34,3 +37,24 @@ class PieceCache(dict[str, tuple[int, ...]]):
             self.clear()
         self[piece] = ids
         return ids
+
+
+class PackedPieceCache(dict[str, bytes]):
+    """Piece -> its ids as native uint32 bytes, filled from the ``PieceCache``.
+
+    Why: building an ``array('I')`` from Python ints converts every id; joining these byte strings
+    does not, which makes ``Encoding.encode_to_array`` (and the browser API) several times cheaper
+    per token on text seen before.
+    """
+
+    def __init__(self, ids: PieceCache) -> None:
+        super().__init__()
+        self._ids = ids
+
+    def __missing__(self, piece: str) -> bytes:
+        packed = array("I", self._ids[piece]).tobytes()
+        if len(self) >= self._ids.max_entries:
+            self.clear()
+        if len(piece) <= LONG_PIECE_CHARS:
+            self[piece] = packed
+        return packed

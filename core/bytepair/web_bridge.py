@@ -108,7 +108,7 @@ def encoding_info(name: str) -> dict[str, Any]:
 
 
 def encode(name: str, text: str, allowed: Any = None, disallowed: Any = None) -> array:
-    return array("I", get_encoding(name).encode(text, **_policy(allowed, disallowed)))
+    return get_encoding(name).encode_to_array(text, **_policy(allowed, disallowed))
 
 
 def count(name: str, text: str, allowed: Any = None, disallowed: Any = None) -> int:
