@@ -86,7 +86,7 @@ run: $(STAMP)
 	$(VENV)/bin/bytepair count --encoding o200k_base tests/data/sample.txt
 
 # Each script rewrites only its own section of docs/PERFORMANCE.md (native, then browser).
-bench: $(STAMP) bundle chromium
+bench: $(STAMP) site chromium
 	$(PY) bench/bench_encode.py
 	$(PY) bench/bench_web.py
 

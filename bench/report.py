@@ -19,7 +19,7 @@ from pathlib import Path
 SECTIONS: dict[str, str] = {
     "native": "`bench/bench_encode.py`: bytepair on CPython against tiktoken (Rust) and a naive BPE",
     "browser": "`bench/bench_web.py`: the browser bundle in headless Chromium against JavaScript tokenizers",
-    "playground": "`bench/bench_web.py`: playground latency (reserved; not measured yet)",
+    "playground": "`bench/bench_web.py`: the playground's first load and its latency from keystroke to updated view",
 }
 
 

@@ -222,39 +222,62 @@ function appendVisible(parent, text) {
   flush();
 }
 
+let displayed = null; // { ids, key } of the token spans on screen, to redraw only what changed
+
+function tokenSpan(i, raw, specials) {
+  const { text, ids, starts, ends } = latest;
+  const span = document.createElement("span");
+  span.className = `tok c${i % 7}`;
+  span.tabIndex = i === 0 ? 0 : -1;
+  span.dataset.index = String(i);
+  const runs = byteRuns(raw);
+  const whole = runs.length === 1 && typeof runs[0] === "string" ? runs[0] : null;
+  if (whole === null) span.classList.add("partial");
+  else if (specials.has(whole)) span.classList.add("special");
+  for (const run of runs) {
+    if (typeof run === "string") {
+      appendVisible(span, run);
+    } else {
+      const bytesEl = document.createElement("span");
+      bytesEl.className = "bytes";
+      bytesEl.textContent = hex(run);
+      span.append(bytesEl);
+    }
+  }
+  const shown = whole === null ? `bytes ${hex(raw)}, part of “${text.slice(starts[i], ends[i])}”` : JSON.stringify(whole);
+  span.setAttribute("aria-label", `token ${ids[i]}: ${shown}`);
+  return span;
+}
+
+/** Draw the shown tokens. Spans before the first token that changed are kept: an edit redraws only
+ * from there on (nothing at all when it lies beyond the tokens shown). */
 function renderTokens() {
-  const { text, ids, starts, ends, lengths, bytes, count, tok } = latest;
+  const { ids, starts, lengths, bytes, count, tok } = latest;
+  const n = starts.length;
+  const key = `${tok.encoding}|${state.special}`;
+  let keep = 0;
+  if (displayed?.key === key) {
+    const limit = Math.min(n, displayed.ids.length, els.tokens.children.length);
+    while (keep < limit && displayed.ids[keep] === ids[keep]) keep++;
+  }
+  if (keep < els.tokens.children.length) {
+    const range = document.createRange();
+    range.setStartBefore(els.tokens.children[keep]);
+    range.setEndAfter(els.tokens.lastChild);
+    range.deleteContents();
+  }
   const specials = state.special === "allow" ? new Set(tok.specialTokens) : new Set();
   const fragment = document.createDocumentFragment();
   let offset = 0;
-  for (let i = 0; i < starts.length; i++) {
-    const raw = bytes.subarray(offset, offset + lengths[i]);
+  for (let i = 0; i < keep; i++) offset += lengths[i];
+  for (let i = keep; i < n; i++) {
+    fragment.append(tokenSpan(i, bytes.subarray(offset, offset + lengths[i]), specials));
     offset += lengths[i];
-    const span = document.createElement("span");
-    span.className = `tok c${i % 7}`;
-    span.tabIndex = i === 0 ? 0 : -1;
-    span.dataset.index = String(i);
-    const runs = byteRuns(raw);
-    const whole = runs.length === 1 && typeof runs[0] === "string" ? runs[0] : null;
-    if (whole === null) span.classList.add("partial");
-    else if (specials.has(whole)) span.classList.add("special");
-    for (const run of runs) {
-      if (typeof run === "string") {
-        appendVisible(span, run);
-      } else {
-        const bytesEl = document.createElement("span");
-        bytesEl.className = "bytes";
-        bytesEl.textContent = hex(run);
-        span.append(bytesEl);
-      }
-    }
-    const shown = whole === null ? `bytes ${hex(raw)}, part of “${text.slice(starts[i], ends[i])}”` : JSON.stringify(whole);
-    span.setAttribute("aria-label", `token ${ids[i]}: ${shown}`);
-    fragment.append(span);
   }
-  els.tokens.replaceChildren(fragment);
-  els.tokensMore.hidden = starts.length >= count;
-  els.tokensShown.textContent = `Showing the first ${number.format(starts.length)} of ${number.format(count)} tokens.`;
+  els.tokens.append(fragment);
+  displayed = { ids: ids.slice(0, n), key };
+  els.tokensMore.hidden = n >= count;
+  els.tokensShown.textContent = `Showing the first ${number.format(n)} of ${number.format(count)} tokens.`;
   hideTooltip();
 }
 
@@ -309,12 +332,18 @@ els.showMore.addEventListener("click", () => {
 });
 
 // ---------------------------------------------------------------- ids and ids -> text
-function renderIds() {
-  els.idsOut.value = latest ? JSON.stringify(Array.from(latest.ids)) : "";
+/** The ids view holds every id: fetched (a full encode) only while that view is open. */
+let idsSequence = 0;
+async function renderIds() {
+  const id = ++idsSequence;
+  if (!latest) return;
+  const { text, tok, count } = latest;
+  const ids = count <= latest.ids.length ? latest.ids : await tok.encode(text, policy()).catch(() => null);
+  if (id === idsSequence && ids) els.idsOut.value = JSON.stringify(Array.from(ids));
 }
 
 els.copyIds.addEventListener("click", async () => {
-  renderIds();
+  await renderIds();
   try {
     await navigator.clipboard.writeText(els.idsOut.value);
     els.copyStatus.textContent = "Copied.";

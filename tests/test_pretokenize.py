@@ -93,3 +93,13 @@ def test_spans_cover_text() -> None:
     text = "Hello 𝐀 world\n\n"
     split = Pretokenizer(O200K_PATTERN)
     assert [text[s:e] for s, e in split.spans(text)] == split.split(text)
+
+
+def test_offsets_when_the_pattern_skips_text() -> None:
+    import bytepair
+
+    ranks = {bytes((b,)): b for b in range(256)} | {b"ab": 256}
+    enc = bytepair.Encoding("letters_only", pat_str=r"[a-z]+", mergeable_ranks=ranks, special_tokens={})
+    ids, spans = enc.encode_with_offsets("ab, cd!")
+    assert ids == enc.encode("ab, cd!") == [256, 99, 100]
+    assert spans == [(0, 2), (4, 5), (5, 6)]

@@ -48,9 +48,8 @@ export interface StreamDecoder {
 export interface Inspection {
   /** Number of tokens in the whole text. */
   count: number;
-  /** All ids. */
+  /** For the first `maxTokens` tokens only: ids, [start, end) in the text, byte lengths, and their bytes joined. */
   ids: Uint32Array;
-  /** For the first `maxTokens` tokens only: [start, end) in the text, byte length, and their bytes joined. */
   starts: Uint32Array;
   ends: Uint32Array;
   lengths: Uint32Array;
@@ -73,7 +72,7 @@ export interface Tokenizer {
   /** The count if it is at most `limit`, else false; stops as soon as the limit is exceeded. */
   isWithinTokenLimit(text: string, limit: number, options?: EncodeOptions): Promise<number | false>;
   encodeWithOffsets(text: string, options?: EncodeOptions): Promise<EncodedWithOffsets>;
-  /** Count, ids and the first `maxTokens` (default 2000) tokens' offsets and bytes, in one call; fast
+  /** The count, and the first `maxTokens` (default 2000) tokens' ids, offsets and bytes, in one call; fast
    * when the text differs little from the previous call (unchanged blocks are reused). */
   inspect(text: string, options?: EncodeOptions & { maxTokens?: number }): Promise<Inspection>;
   decode(ids: ArrayLike<number>, options?: { errors?: "replace" | "strict" | "ignore" }): Promise<string>;

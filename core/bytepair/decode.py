@@ -71,6 +71,10 @@ class TokenTable:
             raise self._error(token, position)
         raise InvalidTokenError(f"ids for {self.name} could not be decoded")  # pragma: no cover
 
+    def each(self, ids: Iterable[int]) -> map:
+        """The bytes of each id, lazily and in C, for ids this encoding produced (not checked)."""
+        return map(self._table.__getitem__, ids)
+
     def _error(self, token: object, position: int | None) -> InvalidTokenError:
         where = "" if position is None else f" at position {position}"
         if not hasattr(token, "__index__"):

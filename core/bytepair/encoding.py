@@ -14,7 +14,7 @@ from typing import AbstractSet, Any, Literal
 
 from .decode import StreamDecoder, TokenTable
 from .errors import DisallowedSpecialTokenError, InvalidInputError, InvalidTokenError, VocabFormatError
-from .offsets import piece_token_spans
+from .offsets import piece_token_spans, token_spans
 from .piece_cache import PieceCache
 from .pretokenize import Pretokenizer
 from .special_scan import SpecialTokenScanner
@@ -222,28 +222,33 @@ class Encoding:
         ([3686, 9552, 104, 254], [(0, 2), (2, 4), (3, 4), (3, 4)])
         """
         require_str(text)
-        allowed = self._check_policy(text, allowed_special, disallowed_special)
         repair = SurrogateRepair(text)
-        ids: list[int] = []
-        spans: list[tuple[int, int]] = []
-        cache, token_bytes = self._cache, self._table.single
-        position = 0
-        for segment, special_id in self._scanner.segments(repair.text, allowed):
-            if special_id is not None:
-                ids.append(special_id)
-                spans.append((position, position + len(segment)))
-            else:
-                for start, end in self._pretokenizer.spans(segment):
-                    piece = segment[start:end]
-                    piece_ids = cache[piece]
-                    ids.extend(piece_ids)
-                    lengths = [len(token_bytes(i)) for i in piece_ids]
-                    spans.extend(piece_token_spans(piece, lengths, position + start))
-            position += len(segment)
+        ids = list(chain.from_iterable(self._ids(text, allowed_special, disallowed_special)))
+        found = token_spans(repair.text.encode("utf-8"), map(len, self._table.each(ids)))
+        if found is None:  # the pattern leaves some text out of every piece: go piece by piece
+            spans = self._spans_by_piece(repair.text, self._check_policy(text, allowed_special, disallowed_special))
+        else:
+            spans = list(zip(*found))
         if repair.text is not text:
             to_original = repair.to_original
             spans = [(to_original(s), to_original(e)) for s, e in spans]
         return ids, spans
+
+    def _spans_by_piece(self, text: str, allowed: frozenset[str]) -> list[tuple[int, int]]:
+        """Token spans found piece by piece: the plain way, for patterns that skip text."""
+        spans: list[tuple[int, int]] = []
+        cache, token_bytes = self._cache, self._table.single
+        position = 0
+        for segment, special_id in self._scanner.segments(text, allowed):
+            if special_id is not None:
+                spans.append((position, position + len(segment)))
+            else:
+                for start, end in self._pretokenizer.spans(segment):
+                    piece = segment[start:end]
+                    lengths = [len(token_bytes(i)) for i in cache[piece]]
+                    spans.extend(piece_token_spans(piece, lengths, position + start))
+            position += len(segment)
+        return spans
 
     # ---------------------------------------------------------------- decoding
     def decode_bytes(self, tokens: Iterable[int]) -> bytes:

@@ -25,7 +25,7 @@ from .encoding import AllowedSpecial, DisallowedSpecial, Encoding
 from .pretokenize.translate import translate
 from .text_input import repair_surrogates, require_str
 
-__all__ = ["IncrementalEncoder", "safe_prefix_end"]
+__all__ = ["IncrementalEncoder", "line_blocks", "safe_prefix_end"]
 
 
 
@@ -88,6 +88,15 @@ class IncrementalEncoder:
     def count(self, text: str, **policy: AllowedSpecial | DisallowedSpecial) -> int:
         """Same as ``Encoding.count``, but fast when ``text`` differs little from earlier texts."""
         return sum(map(len, self.ids(text, **policy)))  # type: ignore[arg-type]
+
+
+def line_blocks(text: str) -> Iterator[str]:
+    """``text`` cut at its content-defined safe points (see the module docstring).
+
+    >>> list(line_blocks("one.\\ntwo\\n three"))
+    ['one.\\n', 'two\\n three']
+    """
+    return _line_blocks(text)
 
 
 def _line_blocks(text: str) -> Iterator[str]:

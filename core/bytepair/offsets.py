@@ -11,10 +11,37 @@ repair); ``utf16_offsets`` converts them for JavaScript.
 from __future__ import annotations
 
 from bisect import bisect_right
-from itertools import accumulate
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from itertools import accumulate, repeat
+from operator import add, sub
 
-__all__ = ["piece_token_spans", "utf16_offsets"]
+__all__ = ["piece_token_spans", "token_spans", "utf16_offsets"]
+
+# 1 for a byte that starts a character, 0 for a UTF-8 continuation byte (0x80..0xBF).
+_STARTS_CHARACTER = bytes(0 if 0x80 <= b < 0xC0 else 1 for b in range(256))
+
+
+def token_spans(data: bytes, token_lengths: Iterable[int]) -> tuple[list[int], list[int]] | None:
+    """Character spans of consecutive tokens whose bytes make up ``data`` (UTF-8), all in C.
+
+    ``starts_at[i]`` counts the characters that begin at or before byte i, so the character holding
+    byte b is number ``starts_at[b] - 1``: a token [b0, b1) spans characters from
+    ``starts_at[b0] - 1`` to ``starts_at[b1 - 1]``. Returns None if the tokens do not cover ``data``
+    exactly (a pattern that skips text); the caller then goes piece by piece.
+
+    >>> token_spans("a🫠".encode(), [1, 3, 1])
+    ([0, 1, 1], [1, 2, 2])
+    """
+    byte_ends = list(accumulate(token_lengths))
+    if not byte_ends:
+        return ([], []) if not data else None
+    if byte_ends[-1] != len(data):
+        return None
+    starts_at = list(accumulate(data.translate(_STARTS_CHARACTER)))
+    byte_starts = [0, *byte_ends[:-1]]
+    starts = list(map(sub, map(starts_at.__getitem__, byte_starts), repeat(1)))
+    ends = list(map(starts_at.__getitem__, map(sub, byte_ends, repeat(1))))
+    return starts, ends
 
 
 def piece_token_spans(piece: str, token_lengths: Sequence[int], base: int) -> list[tuple[int, int]]:
@@ -47,7 +74,11 @@ def utf16_offsets(text: str, offsets: Sequence[int]) -> list[int]:
     >>> utf16_offsets("a🙂b", [0, 1, 2, 3])
     [0, 1, 3, 4]
     """
-    if text.isascii() or max(text) <= "\uffff":
+    if text.isascii() or len(text.encode("utf-16-le", "surrogatepass")) == 2 * len(text):
         return list(offsets)
-    astral_before = [0, *accumulate(ch > "\uffff" for ch in text)]
-    return [i + astral_before[i] for i in offsets]
+    astral_before = [0, *accumulate(map(_is_astral, text))]
+    return list(map(add, offsets, map(astral_before.__getitem__, offsets)))
+
+
+def _is_astral(ch: str) -> bool:
+    return ch > "\uffff"

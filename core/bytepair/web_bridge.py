@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable
+from itertools import chain, islice
 from typing import Any
 
 from .decode import StreamDecoder
 from .encoding import Encoding
 from .errors import InvalidInputError
-from .incremental import IncrementalEncoder, safe_prefix_end
+from .incremental import IncrementalEncoder, line_blocks, safe_prefix_end
 from .offsets import utf16_offsets
 from .registry import encoding_name_for_model, get_encoding, list_encoding_names
 
@@ -39,6 +40,16 @@ __all__ = [
 
 _streams: dict[int, StreamDecoder] = {}
 _incremental: dict[str, IncrementalEncoder] = {}
+_words: dict[str, int] = {}  # block -> its whitespace-separated words (blocks start after a newline)
+
+
+def _block_words(block: str) -> int:
+    n = _words.get(block)
+    if n is None:
+        if len(_words) >= 1 << 16:
+            _words.clear()
+        n = _words[block] = len(block.split())
+    return n
 _next_stream = 0
 
 
@@ -132,47 +143,48 @@ def inspect(
 ) -> tuple[int, array, array, array, array, bytes, tuple[int, int, int, int]]:
     """Everything the playground shows after an edit, in one call, fast for long edited texts.
 
-    Returns (token count, all ids, then for the first ``max_tokens`` tokens only: UTF-16 starts,
-    UTF-16 ends, byte lengths, their bytes joined; and (UTF-16 length, code points, words, UTF-8
-    bytes) of ``text``). The count and ids reuse unchanged blocks of earlier texts
-    (``IncrementalEncoder``); offsets are computed on a prefix cut where the pattern must end a
-    piece, and checked against the full ids.
+    Returns (token count; for the first ``max_tokens`` tokens only: ids, UTF-16 starts, UTF-16 ends,
+    byte lengths, their bytes joined; and (UTF-16 length, code points, words, UTF-8 bytes) of
+    ``text``). The count reuses the unchanged blocks of earlier texts (``IncrementalEncoder``);
+    offsets are computed on a prefix cut where the pattern must end a piece, and checked against
+    the first ids of the whole text.
     """
     enc = get_encoding(name)
     policy = _policy(allowed, disallowed)
     inc = _incremental.get(name)
     if inc is None:
         inc = _incremental[name] = IncrementalEncoder(enc)
-    ids = inc.encode(text, **policy)
-    shown = min(len(ids), max(0, int(max_tokens)))
+    count = inc.count(text, **policy)
+    shown = min(count, max(0, int(max_tokens)))
+    first = list(islice(chain.from_iterable(inc.ids(text, **policy)), shown))  # blocks come from the cache
     window_ids: list[int] = []
     spans: list[tuple[int, int]] = []
     end = 0
     if shown:
-        guess = len(text) * shown // len(ids) + 64
+        guess = len(text) * shown * 5 // (4 * count) + 256  # a little more than needed: one pass
         while True:
             end = safe_prefix_end(text, guess)
             window_ids, spans = enc.encode_with_offsets(text[:end], **policy)
             if len(window_ids) >= shown or end >= len(text):
                 break
             guess *= 2
-        if window_ids[:shown] != ids[:shown]:  # cannot happen by construction; be safe, not fast
+        if window_ids[:shown] != first:  # cannot happen by construction; be safe, not fast
             end = len(text)
             window_ids, spans = enc.encode_with_offsets(text, **policy)
     spans = spans[:shown]
     prefix = text[:end]
     starts = utf16_offsets(prefix, [s for s, _ in spans])
     ends = utf16_offsets(prefix, [e for _, e in spans])
-    token_bytes = enc.decode_tokens_bytes(ids[:shown])
+    token_bytes = list(enc._table.each(first))
     stats = (
         len(text.encode("utf-16-le", "surrogatepass")) // 2,
         len(text),
-        len(text.split()),
+        sum(map(_block_words, line_blocks(text))),
         len(text.encode("utf-8", "surrogatepass")),
     )
     return (
-        len(ids),
-        array("I", ids),
+        count,
+        array("I", first),
         array("I", starts),
         array("I", ends),
         array("I", map(len, token_bytes)),
