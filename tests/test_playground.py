@@ -12,7 +12,7 @@ import pytest
 
 import bytepair
 
-from .browser import ARTIFACTS, CHROMIUM_ARGS, Guard, SITE, browser, serve, site_server  # noqa: F401
+from .browser import ARTIFACTS, SITE, Guard, serve
 from .conftest import corpus_texts
 
 pytestmark = pytest.mark.browser
@@ -47,7 +47,7 @@ def paste(page, text: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def app(browser, site_server):  # noqa: F811
+def app(browser, site_server):
     guard = Guard()
     context = browser.new_context(service_workers="block", viewport={"width": 1200, "height": 1000})
     context.route("**/*", guard.handle)
@@ -190,7 +190,7 @@ def test_tokens_by_keyboard_and_hover(app) -> None:
     shot(app, "tooltip")
 
 
-def test_url_state_restores(app, browser) -> None:  # noqa: F811
+def test_url_state_restores(app, browser) -> None:
     text = "State in the URL: 日本語 🫠\nsecond line"
     set_text(app, text)
     app.get_by_label("Encoding", exact=True).select_option("cl100k_base")
@@ -223,7 +223,7 @@ def test_url_state_restores(app, browser) -> None:  # noqa: F811
     app.get_by_label("report an error", exact=True).check()
 
 
-def test_damaged_url_state(browser, site_server) -> None:  # noqa: F811
+def test_damaged_url_state(browser, site_server) -> None:
     context = browser.new_context(service_workers="block")
     guard = Guard()
     context.route("**/*", guard.handle)
@@ -299,7 +299,7 @@ def test_ten_megabytes_pasted(app) -> None:
     assert app.get_by_label("Text", exact=True).is_editable()
 
 
-def test_offline_reload(browser) -> None:  # noqa: F811
+def test_offline_reload(browser) -> None:
     """First visit installs the service worker; with the server stopped a reload still works."""
     server, base = serve.serve_in_background(SITE)
     context = browser.new_context()
@@ -333,7 +333,7 @@ def test_offline_reload(browser) -> None:  # noqa: F811
     assert not outside, outside
 
 
-def test_embed_example(browser, site_server) -> None:  # noqa: F811
+def test_embed_example(browser, site_server) -> None:
     context = browser.new_context(service_workers="block")
     guard = Guard()
     context.route("**/*", guard.handle)
@@ -363,19 +363,16 @@ def test_embed_example(browser, site_server) -> None:  # noqa: F811
     assert not guard.violations, guard.violations
 
 
-def test_dark_mode_screenshot(browser, site_server) -> None:  # noqa: F811
+def test_dark_mode_screenshot(browser, site_server) -> None:
     context = browser.new_context(service_workers="block", color_scheme="dark", viewport={"width": 1200, "height": 1000})
     guard = Guard()
     context.route("**/*", guard.handle)
     page = context.new_page()
     page.goto(site_server)
     page.get_by_role("button", name="Code").click()
-    from bytepair import get_encoding
-
     page.wait_for_function(f"document.querySelector('{COUNT}').textContent !== '–'", timeout=60_000)
     background = page.evaluate("() => getComputedStyle(document.body).backgroundColor")
     assert background != "rgb(251, 251, 250)"  # the dark palette is in use
     shot(page, "dark")
     context.close()
     assert not guard.violations
-    assert get_encoding  # imported for the page's sample: the count itself is checked in other tests

@@ -9,7 +9,7 @@ import pytest
 
 import bytepair
 
-from .browser import Guard, browser, dist_server, open_page  # noqa: F401 - fixtures
+from .browser import Guard, open_page
 from .conftest import corpus_texts
 from .test_parity_tiktoken import ADVERSARIAL
 
@@ -28,7 +28,7 @@ window.tok = async (name) => {
 
 
 @pytest.fixture(scope="module")
-def web(browser, dist_server):  # noqa: F811 - pytest fixtures
+def web(browser, dist_server):
     guard = Guard()
     ctx, page = open_page(browser, dist_server, guard)
     page.evaluate(
@@ -265,7 +265,7 @@ def test_progress_reports_bytes(web) -> None:
     assert loaded == sorted(loaded) and len(progress) > 5
 
 
-def test_runtime_loads_once_and_asset_failures_are_clear(browser, dist_server) -> None:  # noqa: F811
+def test_runtime_loads_once_and_asset_failures_are_clear(browser, dist_server) -> None:
     guard = Guard()
     ctx, page = open_page(browser, dist_server, guard)
     names = page.evaluate(
@@ -305,7 +305,7 @@ def test_runtime_loads_once_and_asset_failures_are_clear(browser, dist_server) -
     assert not guard.violations, guard.violations
 
 
-def test_corrupt_runtime_asset_is_named(browser, dist_server) -> None:  # noqa: F811
+def test_corrupt_runtime_asset_is_named(browser, dist_server) -> None:
     guard = Guard(overrides={"/pyodide/python_stdlib.zip": (200, b"PK\x05\x06" + b"\x00" * 18)})
     ctx, page = open_page(browser, dist_server, guard)
     error = js_error(page, "async () => (await import('./bytepair.mjs')).createTokenizer()")
