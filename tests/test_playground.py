@@ -370,7 +370,7 @@ def test_dark_mode_screenshot(browser, site_server) -> None:
     page = context.new_page()
     page.goto(site_server)
     page.get_by_role("button", name="Code").click()
-    page.wait_for_function(f"document.querySelector('{COUNT}').textContent !== '–'", timeout=60_000)
+    wait_count(page, O200K.count(page.get_by_label("Text", exact=True).input_value()))
     background = page.evaluate("() => getComputedStyle(document.body).backgroundColor")
     assert background != "rgb(251, 251, 250)"  # the dark palette is in use
     shot(page, "dark")
