@@ -138,7 +138,15 @@ function explain(err) {
 function showError(message) {
   els.error.hidden = !message;
   els.error.textContent = message ?? "";
-  if (message) for (const el of [els.count, els.cpt, els.bpt]) el.textContent = "–";
+  if (!message) return;
+  // Nothing on screen may describe an earlier text.
+  for (const el of [els.count, els.chars, els.words, els.cpt, els.bpt, els.compareA, els.compareB, els.compareDiff]) el.textContent = "–";
+  latest = null;
+  displayed = null;
+  els.tokens.replaceChildren();
+  els.tokensMore.hidden = true;
+  els.idsOut.value = "";
+  hideTooltip();
 }
 
 const number = new Intl.NumberFormat("en");

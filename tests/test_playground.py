@@ -149,6 +149,8 @@ def test_special_token_choices(app) -> None:
     error = app.locator("#error")
     error.wait_for(state="visible")
     assert "<|endoftext|>" in error.inner_text() and "special" in error.inner_text()
+    assert app.locator("#tokens .tok").count() == 0  # nothing left over from the previous text
+    assert app.inner_text("#char-count") == "–"
     shot(app, "special-error")
     app.get_by_label("encode as special tokens", exact=True).check()
     wait_count(app, O200K.count(text, allowed_special="all"))
