@@ -49,6 +49,20 @@ const state = { encoding: DEFAULT_ENCODING, compare: "", special: "error", view:
 const tokenizers = new Map(); // encoding name -> Promise<Tokenizer>
 let latest = null; // the last inspection result shown
 let largeText = null; // the whole text while it is too large for the box (see LARGE_TEXT_CHARS)
+let noteKind = null; // what the note under the box is about: "large", "link" or "state"
+
+/** Show (or, with text null, remove) the note under the box; a kind only removes its own note. */
+function note(kind, text) {
+  if (text === null) {
+    if (noteKind !== kind) return;
+    noteKind = null;
+    els.stateNote.hidden = true;
+    return;
+  }
+  noteKind = kind;
+  els.stateNote.hidden = false;
+  els.stateNote.textContent = text;
+}
 
 function currentText() {
   return largeText ?? els.text.value;
@@ -59,11 +73,10 @@ function setText(text) {
     largeText = text;
     els.text.value = `${text.slice(0, PREVIEW_CHARS)}\n…`;
     els.text.readOnly = true;
-    els.stateNote.hidden = false;
-    els.stateNote.textContent = `Large text (${number.format(text.length)} characters): the box shows only its beginning ` +
-      "and cannot be edited, but every count covers the whole text; the link keeps only the settings. Clear to start over.";
+    note("large", `Large text (${number.format(text.length)} characters): the box shows only its beginning ` +
+      "and cannot be edited, but every count covers the whole text; the link keeps only the settings. Clear to start over.");
   } else {
-    if (largeText !== null) els.stateNote.hidden = true;
+    note("large", null);
     largeText = null;
     els.text.readOnly = false;
     els.text.value = text;
@@ -470,10 +483,9 @@ function saveState() {
       // the large-text note stays; it says the link keeps only the settings
     } else if (value !== null && value.length <= URL_TEXT_LIMIT) {
       params.set(key, value);
-      els.stateNote.hidden = true;
+      note("link", null);
     } else {
-      els.stateNote.hidden = false;
-      els.stateNote.textContent = "This text is too long to keep in the link; the link keeps only the settings.";
+      note("link", "This text is too long to keep in the link; the link keeps only the settings.");
     }
     history.replaceState(null, "", `#${params}`);
   }, 250);
@@ -508,8 +520,7 @@ async function loadState(encodings) {
     }
   }
   if (problems.length) {
-    els.stateNote.hidden = false;
-    els.stateNote.textContent = `The link's saved state could not be fully read (${problems.join("; ")}); defaults are used instead.`;
+    note("state", `The link's saved state could not be fully read (${problems.join("; ")}); defaults are used instead.`);
   }
 }
 

@@ -236,6 +236,8 @@ def test_damaged_url_state(browser, site_server) -> None:
     assert "could not be fully read" in note.inner_text()
     page.wait_for_function(f"document.querySelector('{COUNT}').textContent !== '–'", timeout=60_000)
     assert page.get_by_label("Encoding", exact=True).input_value() == "o200k_base"
+    page.wait_for_timeout(500)  # the link is rewritten meanwhile: the note must stay
+    assert note.is_visible() and "could not be fully read" in note.inner_text()
     shot(page, "damaged-url")
     context.close()
     assert not guard.violations
