@@ -69,6 +69,8 @@ from suite import (  # noqa: E402 - shared with the native benchmark
     log,
     md_table,
 )
+from tests.browser import CHROMIUM  # noqa: E402 - the same Chromium and flags as the tests
+from tests.browser import CHROMIUM_ARGS as TEST_CHROMIUM_ARGS  # noqa: E402
 from tests.tiktoken_offline import fill_cache, offline_tiktoken  # noqa: E402
 from playground_latency import measure_playground, playground_notes, render_playground  # noqa: E402
 
@@ -78,15 +80,8 @@ NODE_MODULES = REPO / "node_modules"
 WEB = BENCH / "web"
 DEFAULT_OUTPUT = REPO / "docs" / "PERFORMANCE.md"
 QUICK_CORPORA = ("en", "zh", "code_python", "mixed")
-CHROMIUM = os.environ.get("BYTEPAIR_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
+    *TEST_CHROMIUM_ARGS,
     # Anything not on 127.0.0.1 goes to a proxy port where nothing listens, so it fails inside
     # Chromium without any request interception (which would disable the HTTP cache: see NetworkGuard).
     "--proxy-server=http://127.0.0.1:9",

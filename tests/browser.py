@@ -84,20 +84,22 @@ class Guard:
         route.continue_()
 
 
+def _serving(directory: Path) -> Iterator[str]:
+    server, base = serve.serve_in_background(directory)
+    yield base
+    server.shutdown()
+
+
 @pytest.fixture(scope="session")
 def dist_server() -> Iterator[str]:
     require_bundle()
-    server, base = serve.serve_in_background(DIST)
-    yield base
-    server.shutdown()
+    yield from _serving(DIST)
 
 
 @pytest.fixture(scope="session")
 def site_server() -> Iterator[str]:
     require_site()
-    server, base = serve.serve_in_background(SITE)
-    yield base
-    server.shutdown()
+    yield from _serving(SITE)
 
 
 @pytest.fixture(scope="session")
@@ -109,6 +111,14 @@ def browser():
         instance = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield instance
         instance.close()
+
+
+def guarded_context(browser, guard: Guard, **options):
+    """A new context whose every request goes through ``guard`` (service workers blocked: Playwright
+    cannot route what a service worker answers)."""
+    context = browser.new_context(service_workers="block", **options)
+    context.route("**/*", guard.handle)
+    return context
 
 
 def open_page(browser, base: str, guard: Guard, *, context=None):

@@ -12,7 +12,7 @@ import pytest
 
 import bytepair
 
-from .browser import ARTIFACTS, SITE, Guard, serve
+from .browser import ARTIFACTS, SITE, Guard, guarded_context, serve
 from .conftest import corpus_texts
 
 pytestmark = pytest.mark.browser
@@ -49,8 +49,7 @@ def paste(page, text: str) -> None:
 @pytest.fixture(scope="module")
 def app(browser, site_server):
     guard = Guard()
-    context = browser.new_context(service_workers="block", viewport={"width": 1200, "height": 1000})
-    context.route("**/*", guard.handle)
+    context = guarded_context(browser, guard, viewport={"width": 1200, "height": 1000})
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
@@ -201,9 +200,8 @@ def test_url_state_restores(app, browser) -> None:
     wait_count(app, CL100K.count(text))
     app.wait_for_function("() => location.hash.includes('c=o200k_base') && location.hash.includes('s=text')")
     url = app.url
-    context = browser.new_context(service_workers="block")
     guard = Guard()
-    context.route("**/*", guard.handle)
+    context = guarded_context(browser, guard)
     page = context.new_page()
     page.goto(url)
     wait_count(page, CL100K.count(text))
@@ -226,9 +224,8 @@ def test_url_state_restores(app, browser) -> None:
 
 
 def test_damaged_url_state(browser, site_server) -> None:
-    context = browser.new_context(service_workers="block")
     guard = Guard()
-    context.route("**/*", guard.handle)
+    context = guarded_context(browser, guard)
     page = context.new_page()
     page.goto(site_server + "#e=o999k&t=%%%not-base64&s=sideways")
     note = page.locator("#state-note")
@@ -338,9 +335,8 @@ def test_offline_reload(browser) -> None:
 
 
 def test_embed_example(browser, site_server) -> None:
-    context = browser.new_context(service_workers="block")
     guard = Guard()
-    context.route("**/*", guard.handle)
+    context = guarded_context(browser, guard)
     page = context.new_page()
     page.goto(site_server + "embed.html")
     page.wait_for_function("() => document.getElementById('static-counter').dataset.count !== undefined", timeout=60_000)
@@ -368,9 +364,8 @@ def test_embed_example(browser, site_server) -> None:
 
 
 def test_dark_mode_screenshot(browser, site_server) -> None:
-    context = browser.new_context(service_workers="block", color_scheme="dark", viewport={"width": 1200, "height": 1000})
     guard = Guard()
-    context.route("**/*", guard.handle)
+    context = guarded_context(browser, guard, color_scheme="dark", viewport={"width": 1200, "height": 1000})
     page = context.new_page()
     page.goto(site_server)
     page.get_by_role("button", name="Code").click()
