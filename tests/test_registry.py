@@ -32,7 +32,12 @@ def test_encoding_for_model_shares_instances() -> None:
     assert bytepair.get_encoding("gpt2")._mergeable_ranks is bytepair.get_encoding("r50k_base")._mergeable_ranks
 
 
-def test_register_encoding() -> None:
+def test_register_encoding(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bytepair import registry
+
+    # Registrations are global: keep this one out of the other tests.
+    monkeypatch.setattr(registry, "_CONSTRUCTORS", dict(registry._CONSTRUCTORS))
+    monkeypatch.setattr(registry, "_ENCODINGS", dict(registry._ENCODINGS))
     ranks = {bytes((b,)): b for b in range(256)} | {b"ab": 256}
     bytepair.register_encoding(
         "tiny_test", lambda: bytepair.Encoding("tiny_test", pat_str=r"\S+|\s+", mergeable_ranks=ranks, special_tokens={})
