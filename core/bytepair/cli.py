@@ -10,7 +10,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from typing import TextIO
+from typing import Any, TextIO
 
 from .encoding import Encoding
 from .errors import BytepairError, DisallowedSpecialTokenError, UnknownEncodingError, UnknownModelError
@@ -73,7 +73,7 @@ def _read_inputs(paths: Sequence[str], stdin: TextIO) -> list[tuple[str, str]]:
     return out
 
 
-def _policy(args: argparse.Namespace) -> dict[str, object]:
+def _policy(args: argparse.Namespace) -> dict[str, Any]:
     if args.special_as_text:
         return {"disallowed_special": ()}
     if "all" in args.allow_special:

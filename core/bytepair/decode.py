@@ -57,7 +57,8 @@ class TokenTable:
         if not isinstance(ids, (list, tuple)):
             ids = list(ids)
         try:
-            data = b"".join(map(self._table.__getitem__, ids))
+            # A None (unused id) makes join raise TypeError, caught below like a bad index.
+            data = b"".join(map(self._table.__getitem__, ids))  # type: ignore[arg-type]
             if not ids or min(ids) >= 0:
                 return data
         except (TypeError, IndexError):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 
 from .encoding import Encoding
@@ -37,7 +37,7 @@ def list_encoding_names() -> list[str]:
     return [*ENCODING_SPECS, *(n for n in _CONSTRUCTORS if n not in ENCODING_SPECS)]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _packed(ranks_file: str) -> tuple[PackedRanks, dict[bytes, int]]:
     override = os.environ.get(DATA_DIR_ENV)
     if override:
