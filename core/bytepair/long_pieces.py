@@ -46,7 +46,12 @@ _first = itemgetter(0)
 
 
 class _SeamCache(dict[tuple[int, int], bool]):
-    """(left id, right id) -> whether BPE keeps the two tokens apart when they meet."""
+    """(left id, right id) -> whether BPE keeps the two tokens apart when they meet.
+
+    ``merge_piece`` returns a piece that is itself a token as that token, so when the two tokens'
+    bytes happen to form one, the answer is "no" even if merging would keep them apart. That can
+    only cost a repair, never a wrong id: the check is never "yes" wrongly.
+    """
 
     def __init__(self, ranks: dict[bytes, int], token_bytes: list[bytes]) -> None:
         super().__init__()
