@@ -7,14 +7,9 @@ ids identical and means encode never raises on such text.
 
 from __future__ import annotations
 
-import re
-
 from .errors import InvalidInputError
 
 __all__ = ["SurrogateRepair", "repair_surrogates", "require_str"]
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
 
 def require_str(text: object, what: str = "text") -> None:
     """Raise :class:`InvalidInputError` unless ``text`` is a ``str``."""
@@ -29,9 +24,13 @@ def repair_surrogates(text: str) -> str:
     >>> repair_surrogates("a\\ud83d\\ude00b\\udc00")
     'a😀b�'
     """
-    if text.isascii() or _SURROGATE.search(text) is None:
+    if text.isascii():
         return text
-    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    try:
+        text.encode("utf-8")  # a C loop: several times faster than searching with a regex
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 class SurrogateRepair:
