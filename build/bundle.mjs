@@ -99,7 +99,6 @@ async function makeSnapshot(loadPyodide, wheel) {
   const pyodide = await loadPyodide({
     indexURL: PYODIDE_DIR + "/",
     _makeSnapshot: true,
-    env: { BYTEPAIR_DATA_DIR: "/bytepair-data" },
     stdout: () => {},
     stderr: (m) => console.error(m),
   });

@@ -53,3 +53,36 @@ def test_repr_and_properties() -> None:
     assert repr(enc) == "<Encoding 'o200k_harmony'>"
     assert enc.n_vocab == 201088 and enc.max_token_value == 201087
     assert "<|call|>" in enc.special_tokens_set
+
+
+def test_data_dir_override_checks_hashes_unless_verified(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    """The browser runtime reads ranks from a directory it fills with manifest-checked files."""
+    from bytepair import registry
+    from bytepair.formats.packed_ranks import read_packed_ranks
+
+    from .conftest import PACKAGE_DATA
+
+    monkeypatch.setattr(registry, "_ENCODINGS", {})
+    registry._packed.cache_clear()
+    monkeypatch.setattr(registry, "_data_dir", None)
+    data = (PACKAGE_DATA / "r50k_base.bpr").read_bytes()
+    header_end = data.index(b"\n", 5)
+    # Same ranks, but the payload hash in the header is wrong: only a trusted directory accepts it.
+    stale = data[:header_end].replace(read_packed_ranks(data).header["payload_sha256"].encode(), b"0" * 64)
+    (tmp_path / "r50k_base.bpr").write_bytes(stale + data[header_end:])
+    try:
+        registry.use_data_dir(str(tmp_path))
+        with pytest.raises(bytepair.VocabHashMismatchError, match="r50k_base.bpr"):
+            bytepair.get_encoding("r50k_base")
+        registry._packed.cache_clear()
+        registry.use_data_dir(str(tmp_path), verified=True)
+        assert bytepair.get_encoding("r50k_base").encode("hello world") == [31373, 995]
+        # Structure is still checked: a truncated file is refused even from a trusted directory.
+        registry._packed.cache_clear()
+        monkeypatch.setattr(registry, "_ENCODINGS", {})
+        (tmp_path / "r50k_base.bpr").write_bytes(data[:-100])
+        with pytest.raises(bytepair.VocabFormatError, match="does not decompress"):
+            bytepair.get_encoding("r50k_base")
+    finally:
+        registry.use_data_dir(None)
+        registry._packed.cache_clear()

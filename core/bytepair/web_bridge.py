@@ -18,10 +18,14 @@ from .encoding import Encoding
 from .errors import InvalidInputError
 from .incremental import IncrementalEncoder, line_blocks, safe_prefix_end
 from .offsets import utf16_offsets
-from .registry import encoding_name_for_model, get_encoding, list_encoding_names
+from .registry import (
+    encoding_name_for_model,
+    get_encoding,
+    list_encoding_names,
+    use_data_dir,
+)
 
 __all__ = [
-    "prepare",
     "count",
     "decode",
     "decode_token_bytes",
@@ -32,10 +36,12 @@ __all__ = [
     "is_within_token_limit",
     "list_encodings",
     "model_encoding",
+    "prepare",
     "stream_close",
     "stream_feed",
     "stream_flush",
     "stream_open",
+    "use_verified_data_dir",
 ]
 
 _streams: dict[int, StreamDecoder] = {}
@@ -86,7 +92,8 @@ def prepare() -> None:
     import importlib
     import pkgutil
 
-    from . import __name__ as package, __path__ as package_path
+    from . import __name__ as package
+    from . import __path__ as package_path
     from .openai_encodings import ENCODING_SPECS
     from .pretokenize import Pretokenizer
     from .special_scan import SpecialTokenScanner
@@ -97,6 +104,12 @@ def prepare() -> None:
     for spec in ENCODING_SPECS.values():
         Pretokenizer(spec.pattern, cuttable=True)
         SpecialTokenScanner(spec.special_tokens).find("", frozenset(spec.special_tokens))
+
+
+def use_verified_data_dir(directory: str) -> None:
+    """Rank files come from ``directory``, where the runtime writes each one only after checking its
+    size and sha256 against the bundle's manifest (so Python need not hash them again)."""
+    use_data_dir(directory, verified=True)
 
 
 def list_encodings() -> list[str]:

@@ -91,8 +91,13 @@ def pack_ranks(ranks: dict[bytes, int], *, name: str, source_sha256: str | None 
     return MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n" + payload
 
 
-def read_packed_ranks(data: bytes, *, origin: str = "packed ranks") -> PackedRanks:
-    """Parse and verify a ``.bpr`` file; ``origin`` names it in error messages."""
+def read_packed_ranks(data: bytes, *, origin: str = "packed ranks", check_hash: bool = True) -> PackedRanks:
+    """Parse and verify a ``.bpr`` file; ``origin`` names it in error messages.
+
+    ``check_hash=False`` skips the payload's sha256, for a caller that has already checked the whole
+    file against a trusted hash (the browser runtime does, against its manifest). Structure is checked
+    either way.
+    """
     fix = "; reinstall bytepair or rebuild the file with build/fetch_encodings.py"
     if not data.startswith(MAGIC):
         raise VocabFormatError(f"{origin} is not a bytepair .bpr file (bad magic){fix}")
@@ -105,7 +110,7 @@ def read_packed_ranks(data: bytes, *, origin: str = "packed ranks") -> PackedRan
     except (ValueError, KeyError, TypeError) as exc:
         raise VocabFormatError(f"{origin} has a malformed header ({exc}){fix}") from None
     payload = data[end + 1 :]
-    actual_sha = hashlib.sha256(payload).hexdigest()
+    actual_sha = hashlib.sha256(payload).hexdigest() if check_hash else expected_sha
     if actual_sha != expected_sha:
         raise VocabHashMismatchError(
             f"{origin} is corrupt: payload sha256 {actual_sha} != {expected_sha}{fix}"
