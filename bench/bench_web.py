@@ -412,7 +412,7 @@ class PageStart:
 
 
 def open_profile(session: Session, directory: Path) -> Any:
-    """A fresh persistent profile: its own Chromium process, HTTP cache, code cache, Cache Storage."""
+    """A fresh persistent profile: its own Chromium process, HTTP cache, code cache, Cache Storage, origin private file system."""
     context = session.playwright.chromium.launch_persistent_context(
         str(directory), executable_path=CHROMIUM, args=CHROMIUM_ARGS
     )
@@ -746,10 +746,10 @@ Time from the page's navigation to the first `count({STARTUP_TEXT!r})` resolving
 for every library), importing the library, building the encoder (bytepair: starting Pyodide from its
 memory snapshot in a Web Worker), the call (`count` for bytepair, `countTokens` for gpt-tokenizer,
 `encode(…).length` for js-tiktoken and tiktoken, which have no count). **Cold**: the first page of a
-fresh Chromium profile (empty HTTP cache, code cache and Cache Storage; its own Chromium process). **Warm**: the same
+fresh Chromium profile (empty HTTP cache, code cache and storage; its own Chromium process). **Warm**: the same
 profile's next {a.warm_pages} pages, each opened after the previous one closed (the HTTP cache
 revalidates every file, as the server says `Cache-Control: no-cache`; V8's code cache; bytepair's
-decompressed snapshot in Cache Storage). Medians over {a.repeats} profiles ({a.repeats} cold pages,
+decompressed snapshot in the origin private file system). Medians over {a.repeats} profiles ({a.repeats} cold pages,
 {a.repeats * a.warm_pages} warm pages) per row. Targets for bytepair: cold under {TARGET_COLD_S:g} s, warm
 under {TARGET_WARM_S:g} s.
 

@@ -258,7 +258,7 @@ def test_progress_reports_bytes(web) -> None:
     page, _ = web
     progress = page.evaluate("() => window.progress")
     manifest = json.loads((__import__("pathlib").Path(__file__).parent.parent / "dist" / "manifest.json").read_text())
-    # A fresh profile: the runtime, the memory snapshot (not yet in Cache Storage) and the ranks.
+    # A fresh profile: the runtime, the memory snapshot (not yet stored) and the ranks.
     needed = [*manifest["runtime"].values(), manifest["snapshot"], manifest["encodings"]["o200k_base"]["file"]]
     total = sum(manifest["files"][p]["size"] for p in needed)
     assert progress[-1] == {"loaded": total, "total": total}
@@ -296,7 +296,8 @@ def test_runtime_loads_once_and_asset_failures_are_clear(browser, dist_server) -
     )
     assert recovered == bytepair.get_encoding("p50k_base").encode("recovered")
 
-    # A second page of the same profile starts from the decompressed snapshot kept in Cache Storage.
+    # A second page of the same profile starts from the decompressed snapshot kept in the origin
+    # private file system.
     second = ctx.new_page()
     second.goto(page.url)
     count = second.evaluate("async () => (await (await import('./bytepair.mjs')).createTokenizer()).count('warm start')")
