@@ -10,7 +10,7 @@ import pytest
 import bytepair
 from bytepair.openai_encodings import ENCODING_SPECS
 
-from .browser import Guard, open_page
+from .browser import TEST_PAGE, Guard, open_page
 from .conftest import corpus_texts
 from .test_parity_tiktoken import ADVERSARIAL
 
@@ -303,6 +303,27 @@ def test_runtime_loads_once_and_asset_failures_are_clear(browser, dist_server) -
     count = second.evaluate("async () => (await (await import('./bytepair.mjs')).createTokenizer()).count('warm start')")
     assert count == bytepair.get_encoding("o200k_base").count("warm start")
     assert guard.requests.count("/snapshot.bin.gz") == 1
+    ctx.close()
+    assert not guard.violations, guard.violations
+
+
+def test_snapshot_is_stored_only_when_sound(browser, dist_server) -> None:
+    """A corrupt snapshot download is refused and not stored; the next start stores a sound one,
+    which a later page then starts from without downloading it."""
+    guard = Guard(overrides={"/snapshot.bin.gz": (200, b"\x1f\x8b\x08\x00 not a snapshot")})
+    ctx, page = open_page(browser, dist_server, guard)
+    error = js_error(page, "async () => (await import('./bytepair.mjs')).createTokenizer()")
+    assert error["name"] == "IntegrityError" and "snapshot.bin.gz" in error["message"], error
+    del guard.overrides["/snapshot.bin.gz"]
+    script = "async (text) => (await (await import('./bytepair.mjs')).createTokenizer()).count(text)"
+    assert page.evaluate(script, "second try") == bytepair.get_encoding("o200k_base").count("second try")
+    downloads = guard.requests.count("/snapshot.bin.gz")
+    assert downloads == 2
+    page.close()
+    later = ctx.new_page()
+    later.goto(dist_server + TEST_PAGE)
+    assert later.evaluate(script, "from storage") == bytepair.get_encoding("o200k_base").count("from storage")
+    assert guard.requests.count("/snapshot.bin.gz") == downloads
     ctx.close()
     assert not guard.violations, guard.violations
 

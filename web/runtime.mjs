@@ -249,7 +249,7 @@ const SnapshotCache = {
   /** Get ready to store a snapshot: clear old ones, open a new file. Done while the snapshot is
    * still downloading, so that storing it later is one synchronous write and a rename, finished
    * before Pyodide starts (a page may be closed right after its first answer). Resolves to a
-   * function that stores the bytes, or to null. */
+   * function that stores the bytes (or, given nothing, just lets the file go), or to null. */
   async writer(sha256) {
     try {
       const dir = await this.directory();
@@ -261,6 +261,7 @@ const SnapshotCache = {
       const access = await partial.createSyncAccessHandle();
       return async (sparse) => {
         try {
+          if (!sparse) return; // the download failed: close the file, leave no half snapshot
           access.truncate(0);
           access.write(sparse, { at: 0 });
         } finally {
@@ -272,7 +273,6 @@ const SnapshotCache = {
       return null; // storage unavailable, or another tab is storing it
     }
   },
-
 };
 
 /** Import one of Pyodide's ES modules by its URL, so that V8 can reuse the code it compiled last
@@ -316,12 +316,18 @@ export class Runtime {
       const writer = SnapshotCache.writer(snapshotSha);
       loader.expect([manifest.snapshot]);
       bytes[manifest.snapshot] = loader.load(manifest.snapshot);
-      return bytes[manifest.snapshot].then(gunzip).then(async (raw) => {
-        const store = await writer;
-        if (store) await store(raw).catch(() => {}); // not kept: the next start decompresses again
-        mark("snapshot stored");
-        return raw;
-      });
+      const keep = async (raw) => (await writer)?.(raw).catch(() => {}); // on failure: not kept
+      return bytes[manifest.snapshot].then(gunzip).then(
+        async (raw) => {
+          await keep(raw);
+          mark("snapshot stored");
+          return raw;
+        },
+        async (err) => {
+          await keep(null);
+          throw err;
+        },
+      );
     });
     const snapshot = sparse.then(expandSnapshot).then((raw) => (mark("snapshot"), raw));
     const modules = Promise.all([importVerified(reader, files.module, bytes), importVerified(reader, files.loader, bytes)]);
