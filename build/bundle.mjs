@@ -4,8 +4,7 @@
 //   node build/bundle.mjs --wheel build/wheel/bytepair-<v>-py3-none-any.whl [--out dist]
 //
 // dist/ receives:
-//   pyodide/        the runtime from the npm `pyodide` package pinned in package.json, plus a lock
-//                   file that lists no packages (nothing can be loaded by name, so never from a CDN)
+//   pyodide/        the runtime from the npm `pyodide` package pinned in package.json
 //   bytepair-*.whl  our pure-Python wheel, re-packed with .pyc compiled by Pyodide's own Python
 //                   (unchecked-hash pycs: no compile and no source check at import) and without the
 //                   rank data, which is served per encoding:
@@ -13,7 +12,9 @@
 //   snapshot.bin.gz a Pyodide memory snapshot taken after importing bytepair and compiling every
 //                   bundled pattern, so a page skips Python's start-up and our imports
 //   *.mjs, *.d.ts   the JavaScript API (web/)
-//   manifest.json   size and sha256 of every file, checked by the loader before use
+//   manifest.json   size and sha256 of every file, checked by the loader before use, and Pyodide's
+//                   lock file listing no packages (nothing can be loaded by name, so never from a
+//                   CDN), inline: one request less on the start-up's critical path
 //
 // The wheel itself is built the standard way (pip wheel): `pyodide build` needs a cross-build
 // environment downloaded from pyodide.github.io / GitHub, which this build must not depend on
@@ -41,8 +42,8 @@ const RUNTIME = {
   module: "pyodide.asm.mjs",
   wasm: "pyodide.asm.wasm",
   stdlib: "python_stdlib.zip",
-  lock: "pyodide-lock.json",
 };
+const LOCK = "pyodide-lock.json";
 const WEB_FILES = ["bytepair.mjs", "runtime.mjs", "service.mjs", "worker.mjs", "bytepair.d.ts"];
 
 // Python run inside Pyodide: re-pack the wheel with pycs compiled by this very interpreter.
@@ -149,11 +150,8 @@ async function main() {
   const wheelName = basename(args.wheel);
   writeFileSync(join(OUT, wheelName), wheelOut);
   for (const [name, bytes] of Object.entries(dataFiles)) writeFileSync(join(OUT, "encodings", name), bytes);
-  for (const file of Object.values(RUNTIME)) {
-    if (file !== RUNTIME.lock) copyFileSync(join(PYODIDE_DIR, file), join(OUT, "pyodide", file));
-  }
-  const lock = JSON.parse(readFileSync(join(PYODIDE_DIR, RUNTIME.lock), "utf8"));
-  writeFileSync(join(OUT, "pyodide", RUNTIME.lock), JSON.stringify({ info: lock.info, packages: {} }));
+  for (const file of Object.values(RUNTIME)) copyFileSync(join(PYODIDE_DIR, file), join(OUT, "pyodide", file));
+  const lock = { info: JSON.parse(readFileSync(join(PYODIDE_DIR, LOCK), "utf8")).info, packages: {} };
   for (const file of WEB_FILES) copyFileSync(join(ROOT, "web", file), join(OUT, file));
 
   // Which rank file each encoding needs, from the Python package itself (one source of truth).
@@ -185,6 +183,7 @@ json.dumps({"version": __version__, "unicode": UNICODE_VERSION,
     python: pythonVersion,
     unicode,
     runtime: Object.fromEntries(Object.entries(RUNTIME).map(([k, f]) => [k, `pyodide/${f}`])),
+    lock,
     wheel: wheelName,
     snapshot: SNAPSHOT,
     encodings: Object.fromEntries(Object.entries(encodings).map(([n, f]) => [n, { file: `encodings/${f}.bpr` }])),

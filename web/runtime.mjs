@@ -333,7 +333,7 @@ export class Runtime {
     const modules = Promise.all([importVerified(reader, files.module, bytes), importVerified(reader, files.loader, bytes)]);
     const [asm, { loadPyodide }] = await modules;
     mark("modules");
-    const [wasmBytes, stdlib, lock] = await Promise.all([bytes[files.wasm], bytes[files.stdlib], bytes[files.lock]]);
+    const [wasmBytes, stdlib] = await Promise.all([bytes[files.wasm], bytes[files.stdlib]]);
     await snapshot;
     await Promise.all(Object.values(bytes)); // every check passed before anything runs
     mark("fetched");
@@ -341,7 +341,7 @@ export class Runtime {
     const indexURL = reader.url(files.wasm.slice(0, files.wasm.lastIndexOf("/") + 1));
     const options = {
       indexURL: IS_NODE ? (await import("node:url")).fileURLToPath(indexURL) + "/" : indexURL,
-      lockFileContents: new TextDecoder().decode(lock),
+      lockFileContents: JSON.stringify(manifest.lock), // lists no packages: nothing loads by name
       _loadSnapshot: snapshot,
       stdout: () => {},
       stderr: (msg) => console.warn("[bytepair/python]", msg),
