@@ -80,8 +80,11 @@ def test_block_cuts_keep_pieces_on_corpus(name: str) -> None:
         assert [p for b in blocks for p in split.split(b)] == split.split(text)
 
 
-@settings(max_examples=300, deadline=None)
-@given(st.text(alphabet="aB \n\r\t!/'sS1é\u0301日🙂\x85\u3000ǅ", max_size=200), st.sampled_from(sorted(PATTERNS)))
+@settings(max_examples=600, deadline=None)
+@given(
+    st.text(alphabet="aB \n\r\t!/'sS1é\u0301日🙂\x85\u3000ǅ,\":{}=+²٣，。ー-_.", max_size=200),
+    st.sampled_from(sorted(PATTERNS)),
+)
 def test_block_cuts_keep_pieces_property(text: str, name: str) -> None:
     split = Pretokenizer(PATTERNS[name], cuttable=True)
     blocks = list(split.blocks(text, 3))
@@ -103,3 +106,44 @@ def test_offsets_when_the_pattern_skips_text() -> None:
     ids, spans = enc.encode_with_offsets("ab, cd!")
     assert ids == enc.encode("ab, cd!") == [256, 99, 100]
     assert spans == [(0, 2), (4, 5), (5, 6)]
+
+
+def _realistic_texts_without_spaces() -> dict[str, str]:
+    import base64
+    import json
+    import random
+
+    rng = random.Random(7)
+    rows = [f"{i},{rng.randrange(10**6)},name_{rng.randrange(999)},2026-11-{i % 28 + 1:02d},\"x;y\"" for i in range(400)]
+    words = ["alpha", "beta", "gamma", "日本", "значение", "42", "3.14"]
+    obj = [{rng.choice(words): [rng.choice(words), rng.randrange(1000), None, True]} for _ in range(300)]
+    return {
+        "csv": "\r\n".join(rows),
+        "json": json.dumps(obj, separators=(",", ":"), ensure_ascii=False),
+        "js": "function f(a,b){return a.map(x=>x*2).filter(Boolean)};" * 200,
+        "base64": base64.b64encode(rng.randbytes(12000)).decode(),
+        "cjk": "今天天气很好，我们去公园散步。そして、友達に会いました！" * 300,
+        "log": "".join(f"[2026-11-23T08:{i % 60:02d}:00Z]INFO[worker-{i % 7}]request_id={rng.randrange(10**9)};status=200|" for i in range(300)),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(PATTERNS))
+def test_block_cuts_found_in_text_without_spaces(name: str) -> None:
+    """CSV, minified JSON/JS, base64, CJK and one-line logs have cut points every few characters."""
+    split = Pretokenizer(PATTERNS[name], cuttable=True)
+    for kind, text in _realistic_texts_without_spaces().items():
+        blocks = list(split.blocks(text, 200))
+        assert len(blocks) > len(text) // 400, kind
+        assert [p for b in blocks for p in split.split(b)] == split.split(text), kind
+
+
+def test_find_cut_never_needs_text_past_end() -> None:
+    """A cut found in text[:end] is a cut of every continuation (what streaming relies on)."""
+    split = Pretokenizer(PATTERNS["o200k"], cuttable=True)
+    text = "ab,cd e\nf"
+    for end in range(len(text) + 1):
+        cut = split.find_cut(text, 0, end)
+        if cut is not None:
+            for tail in ("", "'s", "\u0301", " x", "1"):
+                whole = text[:end] + tail
+                assert split.split(whole[:cut]) + split.split(whole[cut:]) == split.split(whole)

@@ -13,6 +13,7 @@ from .encoding import Encoding
 from .errors import (
     BytepairError,
     DisallowedSpecialTokenError,
+    InputDecodeError,
     InvalidInputError,
     InvalidTokenError,
     UnknownEncodingError,
@@ -24,6 +25,7 @@ from .errors import (
 from .formats import load_gpt2_files, load_tiktoken_bpe, parse_gpt2_files, parse_tiktoken_bpe
 from .offsets import utf16_offsets
 from .pretokenize import UNICODE_VERSION
+from .text_stream import read_utf8_chunks
 from .registry import (
     encoding_for_model,
     encoding_name_for_model,
@@ -39,6 +41,7 @@ __all__ = [
     "BytepairError",
     "DisallowedSpecialTokenError",
     "Encoding",
+    "InputDecodeError",
     "InvalidInputError",
     "InvalidTokenError",
     "StreamDecoder",
@@ -56,6 +59,7 @@ __all__ = [
     "load_tiktoken_bpe",
     "parse_gpt2_files",
     "parse_tiktoken_bpe",
+    "read_utf8_chunks",
     "register_encoding",
     "utf16_offsets",
 ]

@@ -10,8 +10,9 @@ from __future__ import annotations
 from array import array
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
-from itertools import chain
-from typing import Any, Literal
+from itertools import chain, islice
+from os import PathLike
+from typing import Any, BinaryIO, Literal
 
 from .decode import StreamDecoder, TokenTable
 from .errors import DisallowedSpecialTokenError, InvalidInputError, InvalidTokenError, VocabFormatError
@@ -20,6 +21,7 @@ from .piece_cache import PieceCache
 from .pretokenize import Pretokenizer
 from .special_scan import SpecialTokenScanner
 from .text_input import SurrogateRepair, repair_surrogates, require_str
+from .text_stream import BlockCutter, read_utf8_chunks
 
 __all__ = ["Encoding"]
 
@@ -28,6 +30,8 @@ DisallowedSpecial = Literal["all"] | Collection[str]
 
 # Texts longer than this are pretokenized block by block (bounded memory, early exit for limits).
 _BLOCK_CHARS = 1 << 18
+# With a limit, blocks start this small and double: the answer is often known after a few kB.
+_FIRST_BLOCK_CHARS = 1 << 12
 
 
 class Encoding:
@@ -129,7 +133,11 @@ class Encoding:
         """
         require_str(text)
         out = array("I")
-        out.frombytes(b"".join(self._ids(text, allowed_special, disallowed_special, packed=True)))
+        packed = self._ids(text, allowed_special, disallowed_special, packed=True)
+        # A few thousand pieces at a time: the array grows as it goes (4 bytes per id, plus the
+        # array's own headroom), with no list of every piece held at once.
+        while batch := b"".join(islice(packed, 4096)):
+            out.frombytes(batch)
         return out
 
     def encode_batch(
@@ -186,7 +194,7 @@ class Encoding:
 
     def is_within_token_limit(
         self,
-        text: str,
+        text: str | Iterable[str],
         limit: int,
         *,
         allowed_special: AllowedSpecial = frozenset(),
@@ -194,16 +202,25 @@ class Encoding:
     ) -> int | Literal[False]:
         """The token count if it is at most ``limit``, else ``False``; stops as soon as it is exceeded.
 
+        ``text`` is a ``str`` or an iterable of ``str`` chunks (see :meth:`encode_stream`); chunks
+        are read only until the limit is passed.
+
         >>> from bytepair import get_encoding
         >>> enc = get_encoding("o200k_base")
         >>> enc.is_within_token_limit("hello world", 5), enc.is_within_token_limit("hello world", 1)
         (2, False)
         """
-        require_str(text)
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
             raise InvalidInputError(f"limit must be a non-negative int, not {limit!r}")
+        if isinstance(text, str):
+            pieces = self._ids(text, allowed_special, disallowed_special, first_block=_FIRST_BLOCK_CHARS)
+        else:
+            pieces = chain.from_iterable(
+                self._ids(block, allowed_special, disallowed_special, first_block=_FIRST_BLOCK_CHARS)
+                for block in self.stream_blocks(_chunks(text), first_block=_FIRST_BLOCK_CHARS)
+            )
         total = 0
-        for ids in self._ids(text, allowed_special, disallowed_special):
+        for ids in pieces:
             total += len(ids)
             if total > limit:
                 return False
@@ -250,6 +267,84 @@ class Encoding:
                     spans.extend(piece_token_spans(piece, lengths, position + start))
             position += len(segment)
         return spans
+
+    # ---------------------------------------------------------------- streams and files
+    def stream_blocks(self, chunks: Iterable[str], *, first_block: int | None = None) -> Iterator[str]:
+        """The text of ``chunks`` regrouped into blocks that encode on their own to exactly the ids
+        of the whole text (cut where the pattern must end a piece and no special token's text is
+        near; see ``text_stream.py``). Memory stays bounded by the block size plus the longest
+        stretch without such a cut.
+
+        >>> from bytepair import get_encoding
+        >>> list(get_encoding("o200k_base").stream_blocks(["Hello, ", "world"]))
+        ['Hello, world']
+        """
+        cutter = BlockCutter(self._pretokenizer, self._scanner, _BLOCK_CHARS, first=first_block)
+        for chunk in _chunks(chunks):
+            yield from cutter.push(chunk)
+        rest = cutter.finish()
+        if rest:
+            yield rest
+
+    def encode_stream(
+        self,
+        chunks: Iterable[str],
+        *,
+        allowed_special: AllowedSpecial = frozenset(),
+        disallowed_special: DisallowedSpecial = "all",
+    ) -> Iterator[list[int]]:
+        """Encode text that arrives in chunks (lines, a generator, a file read piece by piece);
+        yield the ids block by block. Concatenated, they equal ``encode("".join(chunks))``.
+
+        >>> from bytepair import get_encoding
+        >>> enc = get_encoding("cl100k_base")
+        >>> [i for ids in enc.encode_stream(["hello ", "world"]) for i in ids] == enc.encode("hello world")
+        True
+        """
+        for block in self.stream_blocks(chunks):
+            yield self.encode(block, allowed_special=allowed_special, disallowed_special=disallowed_special)
+
+    def count_stream(
+        self,
+        chunks: Iterable[str],
+        *,
+        allowed_special: AllowedSpecial = frozenset(),
+        disallowed_special: DisallowedSpecial = "all",
+    ) -> int:
+        """``count("".join(chunks))`` without ever joining them (bounded memory).
+
+        >>> from bytepair import get_encoding
+        >>> get_encoding("o200k_base").count_stream(iter(["hello ", "world"]))
+        2
+        """
+        return sum(
+            self.count(block, allowed_special=allowed_special, disallowed_special=disallowed_special)
+            for block in self.stream_blocks(chunks)
+        )
+
+    def count_file(
+        self,
+        file: str | PathLike[str] | BinaryIO,
+        *,
+        errors: str = "strict",
+        allowed_special: AllowedSpecial = frozenset(),
+        disallowed_special: DisallowedSpecial = "all",
+    ) -> int:
+        """Tokens in a file (a path or a file opened ``"rb"``), read a megabyte at a time.
+
+        The bytes are decoded as UTF-8 exactly: CR, CRLF and a leading BOM are kept. Invalid UTF-8
+        raises :class:`InputDecodeError` naming the byte offset, unless ``errors="replace"``.
+
+        >>> import io
+        >>> from bytepair import get_encoding
+        >>> get_encoding("cl100k_base").count_file(io.BytesIO(b"a\\r\\n\\r\\n  b\\r\\n"))
+        5
+        """
+        return self.count_stream(
+            read_utf8_chunks(file, errors=errors),
+            allowed_special=allowed_special,
+            disallowed_special=disallowed_special,
+        )
 
     # ---------------------------------------------------------------- decoding
     def decode_bytes(self, tokens: Iterable[int]) -> bytes:
@@ -356,27 +451,35 @@ class Encoding:
         disallowed_special: DisallowedSpecial,
         *,
         packed: bool = False,
+        first_block: int | None = None,
     ) -> Iterator[Any]:
         """Token ids as a stream of tuples, one per piece or special token; with ``packed``, as
-        bytes holding the ids as native uint32 (see ``encode_to_array``)."""
+        bytes holding the ids as native uint32 (see ``encode_to_array``). ``first_block``: long
+        text is pretokenized in blocks that start that small (see ``Pretokenizer.blocks``)."""
         allowed = self._check_policy(text, allowed_special, disallowed_special)
         text = repair_surrogates(text)
         if not allowed:
-            return self._ordinary_ids(text, packed)
+            return self._ordinary_ids(text, packed, first_block)
 
         def special(token_id: int) -> Any:
             return array("I", (token_id,)).tobytes() if packed else (token_id,)
 
         return chain.from_iterable(
-            self._ordinary_ids(segment, packed) if special_id is None else (special(special_id),)
+            self._ordinary_ids(segment, packed, first_block) if special_id is None else (special(special_id),)
             for segment, special_id in self._scanner.segments(text, allowed)
         )
 
-    def _ordinary_ids(self, text: str, packed: bool = False) -> Iterator[Any]:
+    def _ordinary_ids(self, text: str, packed: bool = False, first_block: int | None = None) -> Iterator[Any]:
         get = (self._cache.packed if packed else self._cache).__getitem__
-        if len(text) <= _BLOCK_CHARS:
+        if len(text) <= (first_block or _BLOCK_CHARS):
             return map(get, self._pretokenizer.split(text))
-        return chain.from_iterable(map(get, self._pretokenizer.split(block)) for block in self._pretokenizer.blocks(text, _BLOCK_CHARS))
+        blocks = self._pretokenizer.blocks(text, _BLOCK_CHARS, first=first_block)
+        return chain.from_iterable(map(get, self._pretokenizer.split(block)) for block in blocks)
+
+
+def _chunks(chunks: Iterable[str]) -> Iterable[str]:
+    """A ``str`` is an iterable of characters; as chunks it is meant whole."""
+    return (chunks,) if isinstance(chunks, str) else chunks
 
 
 def _rank_ordered(name: str, ranks: dict[bytes, int]) -> list[bytes]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 __all__ = [
     "BytepairError",
     "DisallowedSpecialTokenError",
+    "InputDecodeError",
     "InvalidInputError",
     "InvalidTokenError",
     "UnknownEncodingError",
@@ -56,6 +57,10 @@ class InvalidTokenError(BytepairError, _PlainMessageKeyError, ValueError):
 
 class InvalidInputError(BytepairError, TypeError):
     """The input has the wrong type (for example bytes where a str is expected)."""
+
+
+class InputDecodeError(BytepairError, ValueError):
+    """Input bytes are not valid UTF-8 (the message names the byte offset and how to go on)."""
 
 
 class VocabFormatError(BytepairError, ValueError):

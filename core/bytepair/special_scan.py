@@ -60,11 +60,39 @@ def _compile(tokens: frozenset[str]) -> re.Pattern[str] | None:
     return re.compile(trie_pattern(sorted(tokens)))
 
 
+@lru_cache(maxsize=64)
+def _compile_anywhere(tokens: frozenset[str]) -> re.Pattern[str] | None:
+    """Matches (empty, with the token in group 1) at every position where a token starts, overlaps
+    included."""
+    if not tokens:
+        return None
+    return re.compile("(?=(" + trie_pattern(sorted(tokens)) + "))")
+
+
 class SpecialTokenScanner:
     """Finds special tokens (leftmost-longest) and cuts text around them."""
 
     def __init__(self, special_tokens: Mapping[str, int]) -> None:
         self._ids = dict(special_tokens)
+        self.max_length = max(map(len, self._ids), default=0)
+        """Length of the longest special token (0 if there are none)."""
+
+    def overlaps(self, text: str, start: int, end: int) -> bool:
+        """Whether the text of any special token, wherever it starts, overlaps ``text[start:end]``.
+
+        >>> SpecialTokenScanner({"<|a|>": 1}).overlaps("x<|a|>y", 3, 4), SpecialTokenScanner({"<|a|>": 1}).overlaps("x<|a|>y", 6, 7)
+        (True, False)
+        """
+        pattern = _compile_anywhere(frozenset(self._ids))
+        if pattern is None:
+            return False
+        lo = max(0, start - self.max_length + 1)
+        for match in pattern.finditer(text, lo, min(len(text), end + self.max_length - 1)):
+            if match.start() >= end:
+                break
+            if match.start() + len(match.group(1)) > start:
+                return True
+        return False
 
     def find(self, text: str, among: frozenset[str]) -> str | None:
         """The leftmost-longest occurrence in ``text`` of a token in ``among``, or None."""

@@ -11,6 +11,8 @@ from .errors import InvalidInputError
 
 __all__ = ["SurrogateRepair", "repair_surrogates", "require_str"]
 
+_CHECK_CHARS = 1 << 18
+
 def require_str(text: object, what: str = "text") -> None:
     """Raise :class:`InvalidInputError` unless ``text`` is a ``str``."""
     if not isinstance(text, str):
@@ -27,7 +29,11 @@ def repair_surrogates(text: str) -> str:
     if text.isascii():
         return text
     try:
-        text.encode("utf-8")  # a C loop: several times faster than searching with a regex
+        # Encoding is a C loop, several times faster than searching with a regex; a slice at a
+        # time keeps the copy small for long texts (a pair split by a slice edge only sends the
+        # text to the exact path below).
+        for start in range(0, len(text), _CHECK_CHARS):
+            text[start : start + _CHECK_CHARS].encode("utf-8")
         return text
     except UnicodeEncodeError:
         return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")

@@ -33,14 +33,31 @@ def _has_astral(text: str) -> bool:
 
 @cache
 def _safe_cut() -> re.Pattern[str]:
-    """Safe cut points (see ``cuttable``): after "\\n" preceded by a non-space and followed by a
-    letter, and before a space between two letters (group 1). Each branch starts with its literal
-    character, so ``re`` skips ahead to candidates instead of trying every position. Compiled on
-    first use."""
+    """Safe cut points (see ``cuttable``), three branches:
+
+    1. after "\\n" preceded by a non-space and followed by a letter;
+    2. before a space between two letters (group 1);
+    3. after a letter or number followed by a *plain symbol*: a character that is not whitespace,
+       letter, number, mark or apostrophe (group 2 holds the letter or number). This is what cuts
+       text without spaces: CSV, minified JSON and JS, base64, CJK with its punctuation, log lines.
+
+    Branches 1 and 2 start with their literal character, so ``re`` skips ahead to candidates; branch 3
+    is a class test per position, only ever run over a short window. Compiled on first use."""
     letter = translate(r"\p{L}").pattern
+    letter_or_number = translate(r"[\p{L}\p{N}]").pattern
+    symbol = translate(r"[^\s\p{L}\p{N}\p{M}']").pattern
     return re.compile(
-        r"\n(?<=" + translate(r"\S").pattern + r"\n)(?=" + letter + r")|( )(?<=" + letter + r" )(?=" + letter + ")"
+        r"\n(?<=" + translate(r"\S").pattern + r"\n)(?=" + letter + r")"
+        r"|( )(?<=" + letter + r" )(?=" + letter + ")"
+        r"|(" + letter_or_number + r")(?=" + symbol + ")"
     )
+
+
+def _cut_position(match: re.Match[str]) -> int:
+    """Where a ``_safe_cut`` match cuts: before the space, after the letter or number, or after "\\n"."""
+    if match.group(1):
+        return match.start()
+    return match.end()
 
 
 class Pretokenizer:
@@ -55,9 +72,12 @@ class Pretokenizer:
 
     def __init__(self, pattern: str, *, cuttable: bool = False) -> None:
         """``cuttable`` declares that the pattern ends a piece, whatever follows, (a) after a newline
-        that follows a non-space and precedes a letter and (b) after a letter followed by a space and
-        a letter. It holds for the OpenAI patterns (tests check it on corpus and generated text);
-        long texts are then pretokenized block by block, cut at such points."""
+        that follows a non-space and precedes a letter, (b) after a letter followed by a space and
+        a letter and (c) after a letter or number followed by a plain symbol (not whitespace, letter,
+        number, mark or apostrophe). It holds for the OpenAI patterns: in each of them, no alternative
+        that can match a letter or number goes on to match such a symbol, and no alternative reads
+        past it to decide (tests check it on corpus and generated text). Long texts and streams are
+        then pretokenized block by block, cut at such points."""
         self.pattern = pattern
         self._cuttable = cuttable
         self._regex, self._stand_ins, self.engine = _compile(pattern)
@@ -84,24 +104,47 @@ class Pretokenizer:
             return [text[m.start() : m.end()] for m in self._regex.finditer(swapped)]
         return list(map(text.__getitem__, map(slice, [0, *ends], ends)))
 
-    def blocks(self, text: str, size: int) -> Iterator[str]:
+    def find_cut(self, text: str, start: int, end: int | None = None) -> int | None:
+        """The first safe cut point ``p`` with ``start <= p < end`` (a position where ``text[:p]`` and
+        ``text[p:]`` split into exactly the pieces of ``text``), or None. Needs ``cuttable``.
+
+        Characters past ``end`` are not looked at, so a stream may call it on what it has so far: a
+        cut whose rule needs to see the next character is simply not found yet, never wrong.
+
+        >>> from bytepair.openai_encodings import CL100K_PATTERN
+        >>> Pretokenizer(CL100K_PATTERN, cuttable=True).find_cut('{"a":1,"b":2}', 3)
+        6
+        """
+        if not self._cuttable:
+            return None
+        limit = len(text) if end is None else min(end, len(text))
+        # endpos = limit + 1: a cut at limit - 1 may need one character of lookahead, which is there.
+        match = _safe_cut().search(text, start, min(limit + 1, len(text)))
+        if match is None:
+            return None
+        cut = _cut_position(match)  # >= start: every branch cuts at or after where it matched
+        return cut if cut < limit else None
+
+    def blocks(self, text: str, size: int, *, first: int | None = None) -> Iterator[str]:
         """``text`` in consecutive blocks of about ``size`` characters whose pieces are the pieces of
-        ``text`` (cut only where ``cuttable`` allows; otherwise the text is one block)."""
-        if not self._cuttable or len(text) <= size:
+        ``text`` (cut only where ``cuttable`` allows; otherwise the text is one block). With ``first``,
+        blocks start at that size and double up to ``size`` (an early exit then reads little)."""
+        if not self._cuttable or len(text) <= (first or size):
             yield text
             return
         start = 0
-        while len(text) - start > size:
+        target_size = first or size
+        while len(text) - start > target_size:
             # Look for a cut only a little past the target, so text without any (a run of spaces,
             # digits) costs one short search, not a scan of everything left. A match cut short by
             # the window end (its lookahead unable to see) is simply not found: never a wrong cut.
-            target = start + size
-            match = _safe_cut().search(text, target, target + _CUT_WINDOW)
-            if match is None:
+            target = start + target_size
+            cut = self.find_cut(text, target, target + _CUT_WINDOW)
+            if cut is None:
                 break
-            cut = match.start() if match.group(1) else match.end()
             yield text[start:cut]
             start = cut
+            target_size = min(size, 2 * target_size)
         yield text[start:]
 
     def spans(self, text: str, pos: int = 0) -> Iterator[tuple[int, int]]:
