@@ -15,10 +15,11 @@ from bytepair.cli import main
 ENC = bytepair.get_encoding("o200k_base")
 
 
-def run(args: list[str], stdin: str = "") -> tuple[int, str]:
-    out = io.StringIO()
-    code = main(args, stdout=out, stdin=io.StringIO(stdin))
-    return code, out.getvalue()
+def run(args: list[str], stdin: str | bytes = "") -> tuple[int, str]:
+    out = io.BytesIO()
+    data = stdin.encode("utf-8") if isinstance(stdin, str) else stdin
+    code = main(args, stdout=out, stdin=io.BytesIO(data))
+    return code, out.getvalue().decode("utf-8")
 
 
 def test_count_file_prints_the_count(tmp_path) -> None:
@@ -88,3 +89,124 @@ def test_several_files_are_labelled(tmp_path) -> None:
 
 def test_list() -> None:
     assert run(["list"])[1].split() == bytepair.list_encoding_names()
+
+
+# ---------------------------------------------------------------- the file's real bytes
+
+CRLF = b"a\r\n\r\n  b\r\n\r\n\r\nend\r\n"
+
+
+def cli(*args: str, stdin: bytes | None = None, env: dict | None = None, **kw) -> subprocess.CompletedProcess:
+    import os
+
+    return subprocess.run(
+        [sys.executable, "-m", "bytepair", *args],
+        input=stdin, capture_output=True, env={**os.environ, **(env or {})}, **kw,
+    )
+
+
+def test_crlf_file_is_tokenized_as_it_is(tmp_path, tiktoken_ref) -> None:
+    path = tmp_path / "crlf.txt"
+    path.write_bytes(CRLF)
+    expected = tiktoken_ref("cl100k_base").encode(CRLF.decode("utf-8"))
+    assert expected == [64, 881, 220, 293, 8731, 408, 319]  # the figures
+    result = cli("encode", "-e", "cl100k_base", str(path))
+    assert json.loads(result.stdout) == expected
+    assert cli("count", "-e", "cl100k_base", str(path)).stdout == b"7\n"
+    assert cli("count", "-e", "cl100k_base", stdin=CRLF).stdout == b"7\n"
+    # A lone CR and a BOM are kept too.
+    path.write_bytes(b"\xef\xbb\xbfx\ry")
+    assert json.loads(cli("encode", "-e", "cl100k_base", str(path)).stdout) == tiktoken_ref("cl100k_base").encode("\ufeffx\ry")
+
+
+def test_console_encoding_does_not_change_input_or_output(tiktoken_ref) -> None:
+    text = "naïve café — 日本語 🙂\r\n"
+    latin = {"PYTHONIOENCODING": "latin-1"}
+    result = cli("encode", stdin=text.encode("utf-8"), env=latin)
+    assert json.loads(result.stdout) == tiktoken_ref("o200k_base").encode(text)
+    decoded = cli("decode", stdin=result.stdout, env=latin)
+    assert decoded.returncode == 0 and decoded.stdout == text.encode("utf-8")
+    shown = cli("inspect", stdin=text.encode("utf-8"), env=latin)
+    assert shown.returncode == 0 and "🙂".encode() in shown.stdout
+
+
+def test_invalid_utf8_names_the_byte_offset(tmp_path) -> None:
+    path = tmp_path / "bad.txt"
+    path.write_bytes(b"ok " * 1000 + b"\xff rest")
+    result = cli("count", str(path))
+    assert result.returncode == 1
+    assert b"invalid UTF-8 at byte 3000" in result.stderr and b"--errors replace" in result.stderr
+    assert b"Traceback" not in result.stderr
+    replaced = cli("count", "--errors", "replace", str(path))
+    assert replaced.returncode == 0
+    assert int(replaced.stdout) == ENC.count(path.read_bytes().decode("utf-8", "replace"))
+
+
+def test_decode_writes_the_tokens_bytes() -> None:
+    ids = ENC.encode("🫠")
+    partial = json.dumps(ids[:1]).encode()
+    result = cli("decode", stdin=partial)
+    assert result.returncode == 0 and result.stdout == ENC.decode_bytes(ids[:1])
+    assert cli("decode", "--strict", stdin=partial).returncode == 1
+
+
+@pytest.mark.parametrize(
+    ("ids", "fragment"),
+    [("[" * 100_000 + "]" * 100_000, "nested"), ("[1, [2]]", "flat"), ("[true]", "flat"), ("1 two", "not a number")],
+)
+def test_decode_rejects_malformed_ids(ids: str, fragment: str, capsys) -> None:
+    assert run(["decode"], ids)[0] == 1
+    err = capsys.readouterr().err
+    assert fragment in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("flag", ["-e", "-m"])
+def test_empty_names_are_usage_errors(flag: str) -> None:
+    result = cli("count", flag, "", stdin=b"x")
+    assert result.returncode == 2 and b"must not be empty" in result.stderr
+
+
+def test_version() -> None:
+    result = cli("--version")
+    assert result.returncode == 0 and result.stdout.decode().strip() == f"bytepair {bytepair.__version__}"
+
+
+def test_ctrl_c_exits_130_without_traceback() -> None:
+    import signal
+    import time
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bytepair", "count"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    proc.stdin.write(b"waiting for more input ")
+    proc.stdin.flush()
+    time.sleep(1.5)  # let it start and block on reading
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert b"Traceback" not in err
+
+
+def test_closed_pipe_ends_quietly(tmp_path) -> None:
+    path = tmp_path / "big.txt"
+    path.write_text("word " * 400_000, encoding="utf-8")
+    proc = subprocess.Popen([sys.executable, "-m", "bytepair", "encode", "--format", "lines", str(path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.read(100)
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == 0
+    assert err == b""
+
+
+def test_streamed_encode_output_equals_one_shot(tmp_path) -> None:
+    text = "".join(f"{i},name_{i},\"q\"\r\n" for i in range(30_000))  # several blocks
+    path = tmp_path / "data.csv"
+    path.write_bytes(text.encode())
+    for fmt, parse in [("json", json.loads), ("space", lambda s: list(map(int, s.split()))),
+                       ("lines", lambda s: list(map(int, s.split())))]:
+        assert parse(cli("encode", "--format", fmt, str(path)).stdout.decode()) == ENC.encode(text), fmt
+    rows = cli("inspect", str(path)).stdout.decode().splitlines()
+    assert [int(r.split("\t")[0]) for r in rows] == ENC.encode(text)
+    ids, spans = ENC.encode_with_offsets(text)
+    assert [r.split("\t")[2] for r in rows[-3:]] == [f"[{s}, {e})" for s, e in spans[-3:]]

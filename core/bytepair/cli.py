@@ -1,25 +1,45 @@
-"""Command line: ``bytepair count|encode|decode|inspect [FILE ...]``.
+"""Command line: ``bytepair count|encode|decode|inspect [FILE ...]`` and ``bytepair list``.
 
-Exit codes: 0 success, 1 the input was rejected (disallowed special token, invalid ids, unreadable
-file), 2 bad usage (unknown encoding or model, bad flags).
+Why bytes: a count is exact only for the text as it is. Files and standard input are read as bytes
+and decoded as UTF-8 exactly (CR, CRLF and a BOM are kept; text mode would turn CRLF into LF, and a
+console's code page would garble the rest), a megabyte at a time, so ``count`` never holds a whole
+file. Output is written as UTF-8 bytes whatever the console's encoding; ``decode`` writes the
+tokens' bytes as they are.
+
+Exit codes: 0 success, 1 the input was rejected (disallowed special token, invalid ids or UTF-8,
+unreadable file), 2 bad usage (unknown encoding or model, bad flags), 130 interrupted (Ctrl-C).
+A closed output pipe (``bytepair encode FILE | head``) ends quietly.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
-from collections.abc import Sequence
-from typing import Any, TextIO
+from collections.abc import Iterator, Sequence
+from typing import Any, BinaryIO
 
+from . import __version__
 from .encoding import Encoding
-from .errors import BytepairError, DisallowedSpecialTokenError, UnknownEncodingError, UnknownModelError
+from .errors import BytepairError, DisallowedSpecialTokenError, InvalidInputError, UnknownEncodingError, UnknownModelError
 from .registry import encoding_for_model, get_encoding, list_encoding_names
+from .text_stream import read_utf8_chunks
 
 __all__ = ["main"]
 
 DEFAULT_ENCODING = "o200k_base"
-EXIT_OK, EXIT_INPUT, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+_MAX_ID_TEXT = 1 << 28  # 256 MB of id text is ~40 M ids: far beyond any real decode request
+
+
+def _name(kind: str) -> Any:
+    def check(value: str) -> str:
+        if not value.strip():
+            raise argparse.ArgumentTypeError(f"{kind} name must not be empty; see `bytepair list`")
+        return value
+
+    return check
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -27,10 +47,11 @@ def _parser() -> argparse.ArgumentParser:
         prog="bytepair",
         description="Exact byte-level BPE token counts and ids (tiktoken-compatible), offline.",
     )
+    parser.add_argument("--version", action="version", version=f"bytepair {__version__}")
     common = argparse.ArgumentParser(add_help=False)
     pick = common.add_mutually_exclusive_group()
-    pick.add_argument("-e", "--encoding", help=f"encoding name (default {DEFAULT_ENCODING}); see `bytepair list`")
-    pick.add_argument("-m", "--model", help="model name, e.g. gpt-4o (mapped to its encoding)")
+    pick.add_argument("-e", "--encoding", type=_name("encoding"), help=f"encoding name (default {DEFAULT_ENCODING}); see `bytepair list`")
+    pick.add_argument("-m", "--model", type=_name("model"), help="model name, e.g. gpt-4o (mapped to its encoding)")
     special = common.add_mutually_exclusive_group()
     special.add_argument(
         "--allow-special", action="append", metavar="TOKEN", default=[],
@@ -42,35 +63,32 @@ def _parser() -> argparse.ArgumentParser:
     )
     files = argparse.ArgumentParser(add_help=False)
     files.add_argument("files", nargs="*", metavar="FILE", help="input files (default: standard input; '-' too)")
+    files.add_argument(
+        "--errors", choices=("strict", "replace"), default="strict",
+        help="invalid UTF-8 in the input: fail naming the byte offset (strict, default) or use U+FFFD (replace)",
+    )
 
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     sub.add_parser("count", parents=[common, files], help="print the number of tokens")
     p = sub.add_parser("encode", parents=[common, files], help="print token ids")
     p.add_argument("--format", choices=("json", "lines", "space"), default="json", help="id output format (default json)")
-    p = sub.add_parser("decode", parents=[common, files], help="turn ids (JSON list or whitespace-separated) into text")
+    p = sub.add_parser("decode", parents=[common, files], help="turn ids (JSON list or whitespace-separated) into the tokens' bytes")
     p.add_argument("--strict", action="store_true", help="fail on ids that do not form valid UTF-8")
-    sub.add_parser("inspect", parents=[common, files], help="show each token: id, bytes, [start, end) offsets")
+    sub.add_parser("inspect", parents=[common, files], help="show each token: id, bytes, [start, end) character offsets, text")
     sub.add_parser("list", help="list encodings")
     return parser
 
 
 def _encoding(args: argparse.Namespace) -> Encoding:
-    if args.model:
+    if args.model is not None:
         return encoding_for_model(args.model)
-    return get_encoding(args.encoding or DEFAULT_ENCODING)
+    return get_encoding(args.encoding if args.encoding is not None else DEFAULT_ENCODING)
 
 
-def _read_inputs(paths: Sequence[str], stdin: TextIO) -> list[tuple[str, str]]:
-    if not paths:
-        return [("-", stdin.read())]
-    out = []
-    for path in paths:
-        if path == "-":
-            out.append((path, stdin.read()))
-        else:
-            with open(path, encoding="utf-8", errors="surrogateescape") as f:
-                out.append((path, f.read()))
-    return out
+def _sources(paths: Sequence[str], stdin: BinaryIO) -> Iterator[tuple[str, str | BinaryIO]]:
+    """(label, path or binary file) per input; files are opened only when read."""
+    for path in paths or ["-"]:
+        yield path, (stdin if path == "-" else path)
 
 
 def _policy(args: argparse.Namespace) -> dict[str, Any]:
@@ -81,47 +99,94 @@ def _policy(args: argparse.Namespace) -> dict[str, Any]:
     return {"allowed_special": set(args.allow_special)}
 
 
-def _parse_ids(text: str) -> list[int]:
+def _read_all(source: str | BinaryIO) -> bytes:
+    if isinstance(source, str):
+        with open(source, "rb") as f:
+            data = f.read(_MAX_ID_TEXT + 1)
+    else:
+        data = source.read(_MAX_ID_TEXT + 1)
+    if len(data) > _MAX_ID_TEXT:
+        raise InvalidInputError(f"more than {_MAX_ID_TEXT >> 20} MB of token ids; split the input")
+    return data
+
+
+def parse_ids(text: str) -> list[int]:
+    """Ids written as a JSON list or separated by whitespace or commas.
+
+    >>> parse_ids("[1, 2]"), parse_ids("3 4,5")
+    ([1, 2], [3, 4, 5])
+    """
     text = text.strip()
     if not text:
         return []
     if text.startswith("["):
-        value = json.loads(text)
-        if not isinstance(value, list):
-            raise ValueError("expected a JSON list of integers")
+        try:
+            value = json.loads(text)
+        except RecursionError:
+            raise ValueError("expected a flat JSON list of integers, got deeply nested lists") from None
+        if not isinstance(value, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in value):
+            raise ValueError("expected a flat JSON list of integers")
         return value
-    return [int(tok) for tok in text.replace(",", " ").split()]
+    try:
+        return [int(tok) for tok in text.replace(",", " ").split()]
+    except ValueError as exc:
+        raise ValueError(f"not a number: {str(exc).partition(': ')[2]}") from None
 
 
-def _run(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
+def _write_ids(out: BinaryIO, blocks: Iterator[list[int]], fmt: str) -> None:
+    """Ids as they come, block by block; the JSON form is exactly ``json.dumps(ids)``."""
+    sep = {"json": b", ", "lines": b"\n", "space": b" "}[fmt]
+    first = True
+    out.write(b"[" if fmt == "json" else b"")
+    for ids in blocks:
+        if ids:
+            out.write((b"" if first else sep) + sep.join(str(i).encode() for i in ids))
+            first = False
+    out.write(b"]\n" if fmt == "json" else b"\n")
+
+
+def _inspect(out: BinaryIO, enc: Encoding, source: str | BinaryIO, args: argparse.Namespace) -> None:
+    base = 0
+    for block in enc.stream_blocks(read_utf8_chunks(source, errors=args.errors)):
+        ids, spans = enc.encode_with_offsets(block, **_policy(args))
+        lines = (
+            f"{token}\t{raw!r}\t[{base + start}, {base + end})\t{block[start:end]!r}\n"
+            for token, raw, (start, end) in zip(ids, enc.decode_tokens_bytes(ids), spans)
+        )
+        out.write("".join(lines).encode("utf-8", "surrogatepass"))
+        base += len(block)
+
+
+def _run(args: argparse.Namespace, out: BinaryIO, stdin: BinaryIO) -> int:
     if args.command == "list":
-        for name in list_encoding_names():
-            out.write(name + "\n")
+        out.write("".join(name + "\n" for name in list_encoding_names()).encode())
         return EXIT_OK
     enc = _encoding(args)
-    inputs = _read_inputs(args.files, stdin)
-    multi = len(inputs) > 1
-    for path, text in inputs:
+    multi = len(args.files) > 1
+    for label, source in _sources(args.files, stdin):
         if args.command == "count":
-            n = enc.count(text, **_policy(args))
-            out.write(f"{n}\t{path}\n" if multi else f"{n}\n")
+            n = enc.count_file(source, errors=args.errors, **_policy(args))
+            out.write((f"{n}\t{label}\n" if multi else f"{n}\n").encode("utf-8", "surrogateescape"))
         elif args.command == "encode":
-            ids = enc.encode(text, **_policy(args))
-            if args.format == "json":
-                out.write(json.dumps(ids) + "\n")
-            else:
-                out.write(("\n" if args.format == "lines" else " ").join(map(str, ids)) + "\n")
+            chunks = read_utf8_chunks(source, errors=args.errors)
+            _write_ids(out, enc.encode_stream(chunks, **_policy(args)), args.format)
         elif args.command == "decode":
             try:
-                ids = _parse_ids(text)
-            except ValueError as exc:
-                raise _InputError(f"{path}: cannot read token ids ({exc}); give a JSON list or whitespace-separated integers") from None
-            out.write(enc.decode(ids, errors="strict" if args.strict else "replace"))
+                ids = parse_ids(_read_all(source).decode("utf-8", args.errors))
+            except ValueError as exc:  # UnicodeDecodeError included
+                raise _InputError(f"{label}: cannot read token ids ({exc}); give a JSON list or whitespace-separated integers") from None
+            data = enc.decode_bytes(ids)
+            if args.strict:
+                try:
+                    data.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise _InputError(
+                        f"{label}: the ids do not form valid UTF-8 (byte {exc.start} of the output); "
+                        "drop --strict to write the bytes as they are"
+                    ) from None
+            out.write(data)
         elif args.command == "inspect":
-            ids, spans = enc.encode_with_offsets(text, **_policy(args))
-            for token, (start, end) in zip(ids, spans):
-                raw = enc.decode_single_token_bytes(token)
-                out.write(f"{token}\t{raw!r}\t[{start}, {end})\t{text[start:end]!r}\n")
+            _inspect(out, enc, source, args)
     return EXIT_OK
 
 
@@ -129,28 +194,52 @@ class _InputError(Exception):
     pass
 
 
-def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, stdin: TextIO | None = None) -> int:
-    """Run the command line; returns the exit code."""
-    out = stdout or sys.stdout
-    args = _parser().parse_args(argv)
+def _report(message: str) -> None:
+    sys.stderr.write(f"bytepair: {message}\n")
+    sys.stderr.flush()
+
+
+def main(argv: Sequence[str] | None = None, *, stdout: BinaryIO | None = None, stdin: BinaryIO | None = None) -> int:
+    """Run the command line; returns the exit code. ``stdout``/``stdin`` are binary streams."""
+    out = stdout or sys.stdout.buffer
     try:
-        return _run(args, out, stdin or sys.stdin)
+        args = _parser().parse_args(argv)
+        return _run(args, out, stdin or sys.stdin.buffer)
+    except KeyboardInterrupt:
+        sys.stderr.write("\n")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_OK
     except (UnknownEncodingError, UnknownModelError) as exc:
-        print(f"bytepair: {exc}", file=sys.stderr)
+        _report(str(exc))
         return EXIT_USAGE
     except DisallowedSpecialTokenError as exc:
-        print(
-            f"bytepair: the input contains the special token {exc.token!r}. Pass --allow-special "
+        _report(
+            f"the input contains the special token {exc.token!r}. Pass --allow-special "
             f"'{exc.token}' (or --allow-special all) to encode it as its id, or --special-as-text "
-            "to encode it as ordinary text.",
-            file=sys.stderr,
+            "to encode it as ordinary text."
         )
         return EXIT_INPUT
-    except (BytepairError, _InputError, OSError, UnicodeDecodeError) as exc:
-        print(f"bytepair: {exc}", file=sys.stderr)
+    except OSError as exc:
+        _report(f"{exc.filename or 'input'}: {exc.strerror or exc}")
         return EXIT_INPUT
-    except BrokenPipeError:  # pragma: no cover - e.g. `bytepair encode | head`
-        return EXIT_OK
+    except (BytepairError, _InputError) as exc:
+        _report(str(exc))
+        return EXIT_INPUT
+    finally:
+        try:
+            out.flush()
+        except BrokenPipeError:
+            _silence_stdout()
+
+
+def _silence_stdout() -> None:
+    """The reader went away: point stdout at /dev/null so the interpreter's final flush is quiet."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):  # pragma: no cover - stdout without a file descriptor
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover
