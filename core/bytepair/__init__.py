@@ -13,6 +13,7 @@ from .encoding import Encoding
 from .errors import (
     BytepairError,
     DisallowedSpecialTokenError,
+    EncodingRegistrationError,
     InputDecodeError,
     InvalidInputError,
     InvalidTokenError,
@@ -40,6 +41,7 @@ __all__ = [
     "UNICODE_VERSION",
     "BytepairError",
     "DisallowedSpecialTokenError",
+    "EncodingRegistrationError",
     "Encoding",
     "InputDecodeError",
     "InvalidInputError",

@@ -16,11 +16,23 @@ __all__ = ["StreamDecoder", "TokenTable"]
 
 
 class TokenTable:
-    """id -> token bytes, for ordinary and special tokens alike."""
+    """id -> token bytes, for ordinary and special tokens alike.
+
+    Ids are held in a list (lookups in C); a special token whose id lies far beyond the vocabulary
+    (tiktoken allows any id, say 2**40) is kept in a dict instead, so the list never grows with it.
+
+    >>> table = TokenTable("t", [b"a", b"b"], {"<|x|>": 2**40})
+    >>> table.join([0, 2**40, 1])
+    b'a<|x|>b'
+    """
+
+    _DENSE_SLACK = 1 << 16  # special ids up to this far past the vocabulary stay in the list
 
     def __init__(self, name: str, token_bytes: list[bytes], special_tokens: dict[str, int]) -> None:
         self.name = name
-        size = max([len(token_bytes) - 1, *special_tokens.values()]) + 1
+        dense_limit = len(token_bytes) + self._DENSE_SLACK
+        self._sparse: dict[int, bytes] = {}
+        size = max([len(token_bytes) - 1, *(i for i in special_tokens.values() if i < dense_limit)]) + 1
         table: list[bytes | None] = list(token_bytes)
         table.extend([None] * (size - len(table)))
         # Unused ranks hold b"" in token_bytes; they must not decode (they are rare: find them in C).
@@ -34,23 +46,34 @@ class TokenTable:
         for text, token_id in special_tokens.items():
             # Two names may share an id (o200k_harmony: <|endofprompt|> and <|reserved_200018|>);
             # the first defined is the canonical one, as in tiktoken.
-            if table[token_id] is None:
+            if token_id >= dense_limit:
+                self._sparse.setdefault(token_id, text.encode("utf-8"))
+            elif table[token_id] is None:
                 table[token_id] = text.encode("utf-8")
         self._table = table
+        self.max_id = max(size - 1, *self._sparse) if self._sparse else size - 1
 
     def __len__(self) -> int:
         return len(self._table)
 
-    def single(self, token: int) -> bytes:
-        """Bytes of one id; :class:`InvalidTokenError` if it is not a token."""
+    def _lookup(self, token: object) -> bytes | None:
         try:
-            if token >= 0:
-                value = self._table[token]
+            if token >= 0:  # type: ignore[operator]
+                value = self._table[token]  # type: ignore[index]
                 if value is not None:
                     return value
-        except (TypeError, IndexError):
+        except IndexError:
+            return self._sparse.get(token)  # type: ignore[call-overload]
+        except TypeError:
             pass
-        raise self._error(token, None)
+        return None
+
+    def single(self, token: int) -> bytes:
+        """Bytes of one id; :class:`InvalidTokenError` if it is not a token."""
+        value = self._lookup(token)
+        if value is None:
+            raise self._error(token, None)
+        return value
 
     def join(self, ids: Iterable[int]) -> bytes:
         """Bytes of a sequence of ids."""
@@ -63,27 +86,28 @@ class TokenTable:
                 return data
         except (TypeError, IndexError):
             pass
+        parts = []
         for position, token in enumerate(ids):
-            try:
-                if token >= 0 and self._table[token] is not None:
-                    continue
-            except (TypeError, IndexError):
-                pass
-            raise self._error(token, position)
-        raise InvalidTokenError(f"ids for {self.name} could not be decoded")  # pragma: no cover
+            value = self._lookup(token)
+            if value is None:
+                raise self._error(token, position)
+            parts.append(value)
+        return b"".join(parts)
 
     def each(self, ids: Iterable[int]) -> map:
-        """The bytes of each id, lazily and in C, for ids this encoding produced (not checked)."""
+        """The bytes of each id, lazily, for ids this encoding produced (not checked)."""
+        if self._sparse:
+            return map(self.single, ids)
         return map(self._table.__getitem__, ids)
 
     def _error(self, token: object, position: int | None) -> InvalidTokenError:
         where = "" if position is None else f" at position {position}"
-        if not hasattr(token, "__index__"):
+        if isinstance(token, bool) or not hasattr(token, "__index__"):
             return InvalidTokenError(
                 f"token ids must be integers; got {type(token).__name__} {token!r}{where}"
             )
         return InvalidTokenError(
-            f"{token!r}{where} is not a token id of {self.name}: valid ids are 0..{len(self._table) - 1}"
+            f"{token!r}{where} is not a token id of {self.name}: valid ids are 0..{self.max_id}"
             " (some may be unused); check that the ids come from this encoding"
         )
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 __all__ = [
     "BytepairError",
     "DisallowedSpecialTokenError",
+    "EncodingRegistrationError",
     "InputDecodeError",
     "InvalidInputError",
     "InvalidTokenError",
@@ -45,6 +46,10 @@ class DisallowedSpecialTokenError(BytepairError, ValueError):
 
 class UnknownEncodingError(BytepairError, ValueError):
     """No encoding of that name is registered."""
+
+
+class EncodingRegistrationError(BytepairError, ValueError):
+    """``register_encoding`` was given an empty or taken name, or no constructor."""
 
 
 class UnknownModelError(BytepairError, _PlainMessageKeyError):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
+from typing import Any
 from itertools import accumulate, repeat
 from operator import add, sub
 
@@ -68,16 +69,24 @@ def piece_token_spans(piece: str, token_lengths: Sequence[int], base: int) -> li
     return spans
 
 
-def utf16_offsets(text: str, offsets: Sequence[int]) -> list[int]:
+def utf16_offsets(text: str, offsets: Sequence[int] | Sequence[tuple[int, int]]) -> list[Any]:
     """Convert code-point indices into ``text`` to UTF-16 code-unit indices (JavaScript's).
+
+    ``offsets`` are indices, or ``(start, end)`` spans as ``encode_with_offsets`` returns them
+    (the result then holds spans too).
 
     >>> utf16_offsets("a🙂b", [0, 1, 2, 3])
     [0, 1, 3, 4]
+    >>> utf16_offsets("a🙂b", [(0, 1), (1, 2), (2, 3)])
+    [(0, 1), (1, 3), (3, 4)]
     """
+    spans = bool(offsets) and isinstance(offsets[0], tuple)
     if text.isascii() or len(text.encode("utf-16-le", "surrogatepass")) == 2 * len(text):
-        return list(offsets)
+        return [tuple(span) for span in offsets] if spans else list(offsets)  # type: ignore[arg-type]
     astral_before = [0, *accumulate(map(_is_astral, text))]
-    return list(map(add, offsets, map(astral_before.__getitem__, offsets)))
+    if spans:
+        return [(s + astral_before[s], e + astral_before[e]) for s, e in offsets]  # type: ignore[misc]
+    return list(map(add, offsets, map(astral_before.__getitem__, offsets)))  # type: ignore[arg-type]
 
 
 def _is_astral(ch: str) -> bool:

@@ -12,7 +12,7 @@ from functools import cache
 from importlib import resources
 
 from .encoding import Encoding
-from .errors import UnknownEncodingError, UnknownModelError
+from .errors import EncodingRegistrationError, UnknownEncodingError, UnknownModelError
 from .formats.packed_ranks import PackedRanks, read_packed_ranks
 from .models import encoding_name_for_model as _model_lookup
 from .openai_encodings import ENCODING_SPECS
@@ -121,8 +121,14 @@ def encoding_for_model(model_name: str) -> Encoding:
 
 def register_encoding(name: str, constructor: Callable[[], Encoding], *, replace: bool = False) -> None:
     """Make ``get_encoding(name)`` build an encoding with ``constructor`` (called once, on first use)."""
+    if not isinstance(name, str) or not name.strip():
+        raise EncodingRegistrationError(f"an encoding name must be a non-empty str, not {name!r}")
+    if not callable(constructor):
+        raise EncodingRegistrationError(
+            f"register_encoding({name!r}, ...) needs a function that returns an Encoding, not {type(constructor).__name__}"
+        )
     if not replace and (name in ENCODING_SPECS or name in _CONSTRUCTORS):
-        raise ValueError(f"encoding {name!r} is already registered; pass replace=True to override it")
+        raise EncodingRegistrationError(f"encoding {name!r} is already registered; pass replace=True to override it")
     _CONSTRUCTORS[name] = constructor
     _ENCODINGS.pop(name, None)
 

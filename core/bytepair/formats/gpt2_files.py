@@ -29,7 +29,15 @@ def parse_gpt2_files(encoder_json: bytes, vocab_bpe: bytes) -> dict[bytes, int]:
     except (ValueError, KeyError, TypeError) as exc:
         raise VocabFormatError(f"encoder.json is not GPT-2's token->id map ({exc!r})") from None
 
-    lines = vocab_bpe.decode("utf-8", errors="strict").split("\n")
+    try:
+        text = vocab_bpe.decode("utf-8", errors="strict")
+    except UnicodeDecodeError as exc:
+        raise VocabFormatError(
+            f"vocab.bpe is not UTF-8 text (bad byte at offset {exc.start}); is it GPT-2's merges file, "
+            "and was it downloaded completely?"
+        ) from None
+    # Windows line ends (a file saved or checked out with CRLF) change nothing.
+    lines = [line.removesuffix("\r") for line in text.split("\n")]
     if not lines[0].startswith("#version"):
         raise VocabFormatError("vocab.bpe does not start with a '#version' line; is it a GPT-2 merges file?")
     expected = {bytes([b]): rank for rank, b in enumerate(BYTES_IN_RANK_ORDER)}
