@@ -1,15 +1,19 @@
-# bytepair. On a fresh machine each target installs what it needs:
-#   make demo    builds the bundle and the playground, serves it on http://127.0.0.1:8000/
+# bytepair. On a fresh machine each target installs what it needs, and says so:
+#   make demo    builds the bundle and the playground, serves it on http://127.0.0.1:8000/ (PORT=8001 to change)
 #   make test    Python venv (.venv), npm packages, Debian chromium; builds dist/ and site/; runs all tests
 #   make run     the CLI on a bundled sample
 #   make bundle  dist/: the offline browser/edge bundle (Pyodide + our wheel + rank data + JS API)
-#   make bench   benchmarks -> docs/PERFORMANCE.md
+#   make bench   benchmarks -> docs/PERFORMANCE.md, docs/RELIABILITY.md
+#   make fuzz    the long differential fuzz against tiktoken (FUZZ_SECONDS=600)
 
 PYTHON   ?= python3
+PORT     ?= 8000
 VENV     := .venv
 PY       := $(VENV)/bin/python
+BASE_STAMP := $(VENV)/.installed-base
 STAMP    := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
+NODE_RUNTIME_STAMP := node_modules/.installed-runtime
 CHROMIUM := /usr/bin/chromium
 VERSION  := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
 WHEEL    := build/wheel/bytepair-$(VERSION)-py3-none-any.whl
@@ -27,26 +31,43 @@ CROSS_TESTS := tests/test_parity_tiktoken.py tests/test_traps.py tests/test_pret
 
 .PHONY: demo site test test-python test-interpreters run bundle bench chromium clean data unicode-tables
 
-$(STAMP): pyproject.toml
+# The demo needs only bytepair itself in the venv (and pip, to build its wheel).
+$(BASE_STAMP): pyproject.toml
+	@echo "make: creating $(VENV) with bytepair installed (editable), to build the bundle and run the CLI"
 	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e .
+	touch $(BASE_STAMP)
+
+# Tests and benchmarks compare against references: tiktoken, regex, pytest, hypothesis, Playwright.
+$(STAMP): $(BASE_STAMP)
+	@echo "make: installing the test and benchmark references into $(VENV): tiktoken, regex, pytest, hypothesis, playwright"
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test,bench]'
 	touch $(STAMP)
 
+# The bundle needs only the pyodide package; tests and benchmarks also compare with JS peers.
+$(NODE_RUNTIME_STAMP): package.json package-lock.json
+	@[ -f $(NODE_STAMP) ] || { echo "make: installing npm's pyodide package (the runtime the bundle ships)"; \
+	  npm ci --omit=dev --no-audit --no-fund --loglevel=error; }
+	touch $(NODE_RUNTIME_STAMP)
+
 $(NODE_STAMP): package.json package-lock.json
+	@echo "make: installing all npm packages from package-lock.json (pyodide, and the JS tokenizers the tests compare with)"
 	npm ci --no-audit --no-fund --loglevel=error
-	touch $(NODE_STAMP)
+	touch $(NODE_STAMP) $(NODE_RUNTIME_STAMP)
 
 # Debian's Chromium for the browser tests (no browser download works here), with emoji and CJK
 # fonts so that the tests' screenshots show real glyphs.
 chromium:
-	@[ -x $(CHROMIUM) ] && [ -d /usr/share/fonts/truetype/noto ] || { $(SUDO) apt-get update -qq && \
+	@[ -x $(CHROMIUM) ] && [ -d /usr/share/fonts/truetype/noto ] || { \
+	  echo "make: installing Debian's chromium and emoji/CJK fonts with apt-get (browser tests and screenshots)"; \
+	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium fonts-noto-color-emoji fonts-wqy-microhei; }
 
-$(WHEEL): $(STAMP) $(CORE_SRC) pyproject.toml
+$(WHEEL): $(BASE_STAMP) $(CORE_SRC) pyproject.toml
 	rm -rf build/wheel
 	$(PY) -m pip wheel --quiet --disable-pip-version-check --no-deps -w build/wheel .
 
-dist/manifest.json: $(WHEEL) $(NODE_STAMP) $(WEB_SRC) build/bundle.mjs
+dist/manifest.json: $(WHEEL) $(NODE_RUNTIME_STAMP) $(WEB_SRC) build/bundle.mjs
 	node build/bundle.mjs --wheel $(WHEEL)
 
 bundle: dist/manifest.json
@@ -56,11 +77,11 @@ site/index.html: dist/manifest.json $(DEMO_SRC) build/site.py
 
 site: site/index.html
 
-# The playground on http://127.0.0.1:8000/ (Ctrl-C stops it).
-demo: $(STAMP) site
-	$(PY) build/serve.py site --port 8000
+# The playground on http://127.0.0.1:$(PORT)/ (the next free port if that one is busy; Ctrl-C stops it).
+demo: $(BASE_STAMP) site
+	$(PY) build/serve.py site --port $(PORT)
 
-test: $(STAMP) bundle site chromium
+test: $(STAMP) $(NODE_STAMP) bundle site chromium
 	$(PY) -m pytest
 	$(MAKE) --no-print-directory test-interpreters
 
@@ -71,7 +92,7 @@ test-interpreters:
 	  else py=$$(ls -d $(PYENV_ROOT)/versions/$$v*/bin/python$$v 2>/dev/null | tail -n 1); fi; \
 	  if [ -z "$$py" ]; then echo "test-interpreters: no python$$v here, skipped"; continue; fi; \
 	  venv=.venv-$$v; \
-	  [ -f $$venv/.installed ] || { $$py -m venv $$venv && $$venv/bin/python -m pip install --quiet --disable-pip-version-check \
+	  [ -f $$venv/.installed ] || { echo "make: creating $$venv (python$$v) for the cross-interpreter parity tests"; $$py -m venv $$venv && $$venv/bin/python -m pip install --quiet --disable-pip-version-check \
 	    -e . 'pytest>=8' 'hypothesis>=6.100' 'tiktoken==0.14.0' 'regex>=2024.0' && touch $$venv/.installed; } || exit 1; \
 	  echo "== $$($$venv/bin/python --version) =="; \
 	  $$venv/bin/python -m pytest -q -m "not slow" $(CROSS_TESTS) || exit 1; \

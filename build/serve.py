@@ -4,14 +4,16 @@ Why not plain ``python -m http.server``: ES modules and workers need a JavaScrip
 ``.mjs`` (older Pythons guess wrong), and every response says ``Cache-Control: no-cache`` so a rebuilt
 bundle is never mixed with stale cached files (the browser revalidates; unchanged files cost a 304).
 
-Usage:  python build/serve.py DIRECTORY [--port 8000]
+Usage:  python build/serve.py DIRECTORY [--port 8000]   (the next free port if that one is busy)
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import functools
 import http.server
+import sys
 import threading
 from pathlib import Path
 
@@ -59,12 +61,26 @@ def serve_in_background(directory: str | Path, port: int = 0) -> tuple[http.serv
     return server, f"http://127.0.0.1:{server.server_address[1]}/"
 
 
+def _listen(directory: str, port: int, tries: int = 20) -> http.server.ThreadingHTTPServer:
+    """A server on ``port``, or on the next free one if it is taken (saying so)."""
+    for candidate in range(port, port + tries):
+        try:
+            server = make_server(directory, candidate, quiet=False)
+        except OSError as exc:
+            if exc.errno != errno.EADDRINUSE:
+                raise
+            print(f"port {candidate} is busy (another server is running there); trying {candidate + 1}", file=sys.stderr)
+            continue
+        return server
+    raise SystemExit(f"ports {port}..{port + tries - 1} are all busy; pick another with PORT=... (make demo PORT=9000)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("directory")
     parser.add_argument("--port", type=int, default=8000)
     args = parser.parse_args()
-    server = make_server(args.directory, args.port, quiet=False)
+    server = _listen(args.directory, args.port)
     print(f"serving {args.directory} on http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C to stop)", flush=True)
     try:
         server.serve_forever()
