@@ -136,9 +136,14 @@ def test_invalid_ids_show_inline_errors(app, ids: str, fragment: str) -> None:
     app.get_by_role("tab", name="Ids → text").click()
     app.locator('[data-testid="ids-in"]').fill(ids)
     error = app.locator("#decode-error")
-    error.wait_for(state="visible")
+    # Wait for this input's message (not a stale one still showing from the previous input).
+    app.wait_for_function(
+        "want => { const e = document.getElementById('decode-error'); return !e.hidden && e.textContent.includes(want); }",
+        arg=fragment,
+    )
     assert fragment in error.inner_text()
     app.locator('[data-testid="ids-in"]').fill("")
+    error.wait_for(state="hidden")
     app.get_by_role("tab", name="Tokens").click()
 
 
