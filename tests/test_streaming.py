@@ -154,3 +154,20 @@ def test_encode_to_array_is_compact() -> None:
 
     (n1, p1), (n4, p4) = peak(text * 3), peak(text * 12)
     assert (p4 - p1) / (n4 - n1) <= 8
+
+
+def test_token_counter_pushed_bytes_split_anywhere(tiktoken_ref) -> None:
+    data = ("Zoë,日本,🙂\r\n" * 2000).encode()
+    enc = bytepair.get_encoding("o200k_base")
+    counter = enc.token_counter()
+    for i in range(0, len(data), 7):
+        counter.feed_bytes(data[i : i + 7])
+    assert counter.finish() == len(tiktoken_ref("o200k_base").encode(data.decode()))
+    bad = enc.token_counter()
+    bad.feed_bytes(b"ok")
+    with pytest.raises(bytepair.InputDecodeError, match="at byte 2"):
+        bad.feed_bytes(b"\xff")
+    truncated = enc.token_counter()
+    truncated.feed_bytes("ab🙂".encode()[:4])
+    with pytest.raises(bytepair.InputDecodeError, match="at byte 2"):
+        truncated.finish()

@@ -21,7 +21,7 @@ from .piece_cache import PieceCache
 from .pretokenize import Pretokenizer
 from .special_scan import SpecialTokenScanner
 from .text_input import SurrogateRepair, repair_surrogates, require_str
-from .text_stream import BlockCutter, read_utf8_chunks
+from .text_stream import BlockCutter, TokenCounter, read_utf8_chunks
 
 __all__ = ["Encoding"]
 
@@ -345,6 +345,22 @@ class Encoding:
             allowed_special=allowed_special,
             disallowed_special=disallowed_special,
         )
+
+    def token_counter(
+        self,
+        *,
+        errors: str = "strict",
+        allowed_special: AllowedSpecial = frozenset(),
+        disallowed_special: DisallowedSpecial = "all",
+    ) -> TokenCounter:
+        """A counter that is handed text or UTF-8 bytes piece by piece (``feed``, ``feed_bytes``,
+        then ``finish()`` for the total), in bounded memory; see :class:`TokenCounter`."""
+        cutter = BlockCutter(self._pretokenizer, self._scanner, _BLOCK_CHARS)
+
+        def count_block(block: str) -> int:
+            return self.count(block, allowed_special=allowed_special, disallowed_special=disallowed_special)
+
+        return TokenCounter(cutter, count_block, errors=errors)
 
     # ---------------------------------------------------------------- decoding
     def decode_bytes(self, tokens: Iterable[int]) -> bytes:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import codecs
 import io
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import BinaryIO
 
 from .errors import InputDecodeError, InvalidInputError
@@ -30,7 +30,7 @@ from .pretokenize import Pretokenizer
 from .special_scan import SpecialTokenScanner
 from .text_input import require_str
 
-__all__ = ["DEFAULT_BLOCK_CHARS", "DEFAULT_CHUNK_BYTES", "BlockCutter", "read_utf8_chunks"]
+__all__ = ["DEFAULT_BLOCK_CHARS", "DEFAULT_CHUNK_BYTES", "BlockCutter", "TokenCounter", "read_utf8_chunks"]
 
 DEFAULT_BLOCK_CHARS = 1 << 18
 """Blocks are cut at the first cut point after this many characters."""
@@ -117,6 +117,61 @@ class BlockCutter:
         return None
 
 
+class TokenCounter:
+    """Counts tokens of text pushed to it piece by piece (``str`` or UTF-8 bytes), in bounded memory.
+
+    For callers that are handed chunks rather than asking for them: a JavaScript stream, a socket,
+    a progress callback. Get one from ``Encoding.token_counter()``.
+
+    >>> from bytepair import get_encoding
+    >>> counter = get_encoding("o200k_base").token_counter()
+    >>> counter.feed("Hello, "); counter.feed_bytes("wörld".encode()[:2]); counter.feed_bytes("wörld".encode()[2:])
+    >>> counter.finish() == get_encoding("o200k_base").count("Hello, wörld")
+    True
+    """
+
+    def __init__(self, cutter: BlockCutter, count_block: Callable[[str], int], *, errors: str = "strict") -> None:
+        self._cutter = cutter
+        self._count_block = count_block
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors)
+        self._bytes_seen = 0
+        self.total = 0
+        """Tokens in the blocks completed so far (the rest is counted by ``finish``)."""
+
+    def feed(self, text: str) -> None:
+        """Add text."""
+        for block in self._cutter.push(text):
+            self.total += self._count_block(block)
+
+    def feed_bytes(self, data: bytes) -> None:
+        """Add UTF-8 bytes (a character may be split between calls)."""
+        held = len(self._decoder.getstate()[0])
+        try:
+            text = self._decoder.decode(bytes(data))
+        except UnicodeDecodeError as exc:
+            raise _decode_error("input", self._bytes_seen - held + exc.start, exc) from None
+        self._bytes_seen += len(data)
+        self.feed(text)
+
+    def finish(self) -> int:
+        """End of input: the total count."""
+        try:
+            rest = self._decoder.decode(b"", final=True)
+        except UnicodeDecodeError as exc:
+            raise _decode_error("input", self._bytes_seen - len(exc.object) + exc.start, exc) from None
+        self.feed(rest)
+        self.total += self._count_block(self._cutter.finish())
+        return self.total
+
+
+def _decode_error(origin: str, at: int, exc: UnicodeDecodeError) -> InputDecodeError:
+    return InputDecodeError(
+        f"{origin}: invalid UTF-8 at byte {at} ({exc.reason}: {exc.object[exc.start:exc.end]!r}). "
+        "Convert the file to UTF-8, or pass errors='replace' (command line: --errors replace) "
+        "to count it with U+FFFD in place of the bad bytes."
+    )
+
+
 def read_utf8_chunks(
     file: str | os.PathLike[str] | BinaryIO,
     *,
@@ -156,12 +211,7 @@ def _decode_chunks(f: BinaryIO, errors: str, chunk_bytes: int, origin: str) -> I
         try:
             text = decoder.decode(data, final=final)
         except UnicodeDecodeError as exc:
-            at = offset - held + exc.start
-            raise InputDecodeError(
-                f"{origin}: invalid UTF-8 at byte {at} ({exc.reason}: {exc.object[exc.start:exc.end]!r}). "
-                "Convert the file to UTF-8, or pass errors='replace' (command line: --errors replace) "
-                "to count it with U+FFFD in place of the bad bytes."
-            ) from None
+            raise _decode_error(origin, offset - held + exc.start, exc) from None
         if text:
             yield text
         if final:
