@@ -18,8 +18,8 @@ import unicodedata2 as ucd
 
 OUT = Path(__file__).resolve().parent.parent / "core" / "bytepair" / "pretokenize" / "unicode_tables.py"
 
-# General-category buckets the patterns can name. Marks and "other numbers" are grouped because no
-# pattern distinguishes Mn/Mc/Me or Nl/No.
+# General-category buckets the patterns can name. Marks, "other numbers", punctuation and symbols
+# are grouped because no pattern distinguishes Mn/Mc/Me, Nl/No, Pc/Pd/... or Sm/Sc/...
 BUCKETS = {
     "Lu": ("Lu",),
     "Ll": ("Ll",),
@@ -29,6 +29,9 @@ BUCKETS = {
     "M": ("Mn", "Mc", "Me"),
     "Nd": ("Nd",),
     "No": ("Nl", "No"),
+    # Punctuation and symbols (tokenizer.json patterns such as DeepSeek's name \p{P} and \p{S}).
+    "P": ("Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po"),
+    "S": ("Sm", "Sc", "Sk", "So"),
 }
 
 # The White_Space property (PropList.txt). It is not exposed by unicodedata and has not changed

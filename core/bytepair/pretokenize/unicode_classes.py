@@ -35,6 +35,10 @@ _CLASS_BUCKETS: dict[str, tuple[str, ...]] = {
     "Number": ("Nd", "No"),
     "Nd": ("Nd",),
     "Decimal_Number": ("Nd",),
+    "P": ("P",),
+    "Punctuation": ("P",),
+    "S": ("S",),
+    "Symbol": ("S",),
     "White_Space": ("WS",),
     "Whitespace": ("WS",),
 }
