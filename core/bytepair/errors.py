@@ -16,6 +16,7 @@ __all__ = [
     "UnknownEncodingError",
     "UnknownModelError",
     "UnsupportedPatternError",
+    "UnsupportedTokenizerError",
     "VocabFormatError",
     "VocabHashMismatchError",
 ]
@@ -78,3 +79,8 @@ class VocabHashMismatchError(VocabFormatError):
 
 class UnsupportedPatternError(BytepairError, ValueError):
     """A pretokenization pattern cannot be compiled exactly on this interpreter."""
+
+
+class UnsupportedTokenizerError(BytepairError, ValueError):
+    """A ``tokenizer.json`` uses a model or component bytepair does not implement (named, with its
+    JSON path and what is supported)."""

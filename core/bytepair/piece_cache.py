@@ -9,11 +9,12 @@ lets memory grow with the input.
 from __future__ import annotations
 
 from array import array
+from collections.abc import Callable
 
 from .bpe_merge import merge_piece
 from .long_pieces import LONG_PIECE_CHARS, LongPieceEncoder
 
-__all__ = ["PackedPieceCache", "PieceCache"]
+__all__ = ["ModelPieceCache", "PackedPieceCache", "PieceCache"]
 
 DEFAULT_MAX_ENTRIES = 1 << 16
 
@@ -58,3 +59,22 @@ class PackedPieceCache(dict[str, bytes]):
         if len(piece) <= LONG_PIECE_CHARS:
             self[piece] = packed
         return packed
+
+
+class ModelPieceCache(dict[str, tuple[int, ...]]):
+    """Piece -> ids for any model's ``encode_piece`` (the ``tokenizer.json`` face), bounded like
+    :class:`PieceCache`. Pieces longer than ``LONG_PIECE_CHARS`` are encoded each time, not kept:
+    they rarely repeat, and the model's own merge is O(n log n) on them."""
+
+    def __init__(self, encode_piece: Callable[[str], tuple[int, ...]], max_entries: int = DEFAULT_MAX_ENTRIES) -> None:
+        super().__init__()
+        self._encode = encode_piece
+        self.max_entries = max_entries
+
+    def __missing__(self, piece: str) -> tuple[int, ...]:
+        ids = self._encode(piece)
+        if len(piece) <= LONG_PIECE_CHARS:
+            if len(self) >= self.max_entries:
+                self.clear()
+            self[piece] = ids
+        return ids

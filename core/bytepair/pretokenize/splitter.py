@@ -70,7 +70,7 @@ class Pretokenizer:
     engine: str
     """``"re"`` (translated, exact) or ``"regex"`` (fallback for untranslatable user patterns)."""
 
-    def __init__(self, pattern: str, *, cuttable: bool = False) -> None:
+    def __init__(self, pattern: str, *, cuttable: bool = False, dialect: str = "tiktoken") -> None:
         """``cuttable`` declares that the pattern ends a piece, whatever follows, (a) after a newline
         that follows a non-space and precedes a letter, (b) after a letter followed by a space and
         a letter and (c) after a letter or number followed by a plain symbol (not whitespace, letter,
@@ -79,8 +79,10 @@ class Pretokenizer:
         past it to decide (tests check it on corpus and generated text). Long texts and streams are
         then pretokenized block by block, cut at such points."""
         self.pattern = pattern
+        self.dialect = dialect
+        """``"tiktoken"`` (Rust regex reading) or ``"onig"`` (Oniguruma's, for tokenizer.json)."""
         self._cuttable = cuttable
-        self._regex, self._stand_ins, self.engine = _compile(pattern)
+        self._regex, self._stand_ins, self.engine = _compile(pattern, dialect)
 
     @property
     def cuttable(self) -> bool:
@@ -155,18 +157,18 @@ class Pretokenizer:
 
 
 @lru_cache(maxsize=32)
-def _compile(pattern: str) -> tuple[Any, AstralStandIns | None, str]:
+def _compile(pattern: str, dialect: str = "tiktoken") -> tuple[Any, AstralStandIns | None, str]:
     """Compiled matcher, astral stand-ins (or None) and engine name for ``pattern``; cached, since
     encodings often share a pattern and compiling the expanded classes costs tens of milliseconds."""
     try:
-        translation = translate(pattern, bmp_only=True)
+        translation = translate(pattern, bmp_only=True, dialect=dialect)
         stand_ins: AstralStandIns | None = None
         try:
             if translation.has_astral_literal:
                 raise NoStandInError("the pattern names astral characters")
             stand_ins = AstralStandIns(avoid=translation.literals)
         except NoStandInError:
-            translation = translate(pattern, bmp_only=False)
+            translation = translate(pattern, bmp_only=False, dialect=dialect)
         return re.compile(translation.pattern), stand_ins, "re"
     except UntranslatablePatternError as exc:
         return _compile_with_regex_package(pattern, exc), None, "regex"

@@ -10,6 +10,11 @@ Python's reading of the syntax differs from Rust's are rewritten:
 * ``\\s``/``\\S``/``\\d``/``\\D`` and ``\\p{..}``/``\\P{..}`` become explicit ranges.
 * ``\\x{HHHH}`` becomes ``\\UHHHHHHHH``; groups become non-capturing (matches are used whole).
 
+``dialect="onig"`` reads the pattern as Oniguruma (Ruby syntax) does, the engine Hugging Face
+``tokenizers`` runs ``Split`` patterns on: ``$`` is the end of a *line* (before any ``\\n``, or the
+end), and ``{n,m}+`` is not possessive but a repetition of the repetition, ``(?:X{n,m})+`` (only
+``n <= 1`` is supported, where that equals ``X{n,}``). ``\\s``, ``.`` and the classes read alike.
+
 With ``bmp_only=True`` the expanded classes keep only their BMP part: the caller then replaces every
 astral character by a BMP stand-in of the same class before matching (see ``astral.py``), which lets
 ``re`` compile each class to a constant-time bitmap instead of a linear list of ranges.
@@ -77,10 +82,13 @@ def _render_ranges(ranges: Ranges, bmp_only: bool) -> str:
 
 
 class _Translator:
-    def __init__(self, src: str, bmp_only: bool) -> None:
+    def __init__(self, src: str, bmp_only: bool, dialect: str = "tiktoken") -> None:
+        if dialect not in ("tiktoken", "onig"):
+            raise ValueError(f"unknown regex dialect {dialect!r}")
         self.src = src
         self.pos = 0
         self.bmp_only = bmp_only
+        self.onig = dialect == "onig"
         self.out: list[str] = []
         self.literals: set[str] = set()
         self.astral = False
@@ -153,7 +161,7 @@ class _Translator:
             elif ch == "[":
                 self.char_class()
             elif ch == "$":
-                self.out.append(r"\Z")
+                self.out.append(r"(?:(?=\n)|\Z)" if self.onig else r"\Z")
                 self.pos += 1
             elif ch == "(":
                 self.group_open()
@@ -164,8 +172,15 @@ class _Translator:
                 end = src.find("}", self.pos)
                 if end < 0:
                     raise self.fail("unterminated repetition")
-                self.out.append(src[self.pos : end + 1])
+                bounds = src[self.pos : end + 1]
                 self.pos = end + 1
+                if self.onig and self.peek() == "+":
+                    low = bounds[1:-1].split(",")[0].strip()
+                    if low not in ("0", "1"):
+                        raise self.fail(f"Oniguruma's repeated repetition {bounds}+")
+                    bounds = "{" + low + ",}"
+                    self.pos += 1
+                self.out.append(bounds)
             else:
                 self.out.append(self.literal(ch))
                 self.pos += 1
@@ -294,10 +309,12 @@ class _Translator:
         raise self.fail(f"escape \\{nxt} in a class")
 
 
-def translate(pattern: str, *, bmp_only: bool = False) -> Translation:
+def translate(pattern: str, *, bmp_only: bool = False, dialect: str = "tiktoken") -> Translation:
     """Translate ``pattern`` to stdlib ``re`` syntax with pinned Unicode classes.
 
     >>> translate(r"\\s+$").pattern[-2:]
     '\\\\Z'
+    >>> translate(r"a$|b{1,3}+", dialect="onig").pattern
+    'a(?:(?=\\\\n)|\\\\Z)|b{1,}'
     """
-    return _Translator(pattern, bmp_only).run()
+    return _Translator(pattern, bmp_only, dialect).run()

@@ -1,0 +1,202 @@
+"""The BPE model of a ``tokenizer.json``: vocabulary, ranked merges, and how a piece becomes symbols.
+
+Why its own module: Hugging Face's BPE differs from tiktoken's in what a piece starts as and in
+what may merge. A piece becomes one symbol per character (with ``continuing_subword_prefix`` on
+all but the first and ``end_of_word_suffix`` on the last); a character missing from the vocabulary
+becomes its UTF-8 bytes as ``<0xNN>`` tokens (``byte_fallback``) or the unknown token (consecutive
+ones fused into one with ``fuse_unk``). Then listed pairs merge by rank (``pair_merge.py``).
+``ignore_merges`` takes a piece that is itself a vocabulary entry as that one token (Llama 3).
+
+Byte-level models (GPT-2, Llama 3, Qwen, DeepSeek) see each byte of the UTF-8 text as one of 256
+visible characters (``byte_unicode.py``); here the piece stays text and its bytes map straight to
+those characters' ids, which is the same thing without building the visible string.
+
+>>> model = BPEModel({"a": 0, "b": 1, "ab": 2, "<unk>": 3}, [("a", "b")], unk_token="<unk>")
+>>> model.encode_piece("abxab"), model.id_to_token(2)
+((2, 3, 2), 'ab')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from random import Random
+
+from .byte_unicode import BYTE_TO_UNICODE
+from .errors import VocabFormatError
+from .pair_merge import MergeTable, pair_merge
+
+__all__ = ["BPEModel"]
+
+
+class BPEModel:
+    """``encode_piece(str) -> ids`` for one pre-tokenized piece, plus the vocabulary both ways."""
+
+    def __init__(
+        self,
+        vocab: Mapping[str, int],
+        merges: Sequence[tuple[str, str]],
+        *,
+        unk_token: str | None = None,
+        fuse_unk: bool = False,
+        byte_fallback: bool = False,
+        continuing_subword_prefix: str | None = None,
+        end_of_word_suffix: str | None = None,
+        ignore_merges: bool = False,
+        dropout: float | None = None,
+        byte_level: bool = False,
+        where: str = "model",
+    ) -> None:
+        """``byte_level``: pieces are seen as their UTF-8 bytes in GPT-2's visible form (set when the
+        pre-tokenizer holds a ByteLevel step). ``where`` names the JSON path in error messages."""
+        self.vocab = dict(vocab)
+        self.unk_token = unk_token
+        self.fuse_unk = fuse_unk
+        self.byte_fallback = byte_fallback
+        self.continuing_subword_prefix = continuing_subword_prefix or ""
+        self.end_of_word_suffix = end_of_word_suffix or ""
+        self.ignore_merges = ignore_merges
+        self.dropout = dropout or 0.0
+        self.byte_level = byte_level
+        self.merges = [tuple(m) for m in merges]
+        self._id_to_token: dict[int, str] = {}
+        for token, token_id in self.vocab.items():
+            if token_id in self._id_to_token:
+                raise VocabFormatError(
+                    f"{where}.vocab: id {token_id} is given to both {self._id_to_token[token_id]!r} and {token!r}; "
+                    "each id must name one token (the file is corrupt or was edited by hand)"
+                )
+            self._id_to_token[token_id] = token
+        width = max(self._id_to_token, default=0) + 1
+        pairs, merged = [], []
+        prefix_len = len(self.continuing_subword_prefix)
+        for i, (left, right) in enumerate(self.merges):
+            a, b = self.vocab.get(left), self.vocab.get(right)
+            if a is None or b is None:
+                missing = left if a is None else right
+                raise VocabFormatError(
+                    f"{where}.merges[{i}]: {missing!r} is not in {where}.vocab; every merge must join two vocabulary "
+                    "tokens (the merges and the vocab come from different files, or one is truncated)"
+                )
+            joined = left + (right[prefix_len:] if prefix_len and right.startswith(self.continuing_subword_prefix) else right)
+            c = self.vocab.get(joined)
+            if c is None:
+                raise VocabFormatError(
+                    f"{where}.merges[{i}]: the merge {left!r} + {right!r} makes {joined!r}, which is not in {where}.vocab"
+                )
+            pairs.append((a, b))
+            merged.append(c)
+        self.table = MergeTable(pairs, merged, width=width)
+        self._unk_id = self.vocab.get(unk_token) if unk_token is not None else None
+        if unk_token is not None and self._unk_id is None:
+            raise VocabFormatError(f"{where}.unk_token {unk_token!r} is not in {where}.vocab")
+        self._byte_tokens = [self.vocab.get(f"<0x{b:02X}>") for b in range(256)] if byte_fallback else None
+        self._byte_ids: list[int] | None = None
+        self._bytes_to_id: dict[bytes, int] | None = None
+        if byte_level and not self.continuing_subword_prefix and not self.end_of_word_suffix:
+            ids = [self.vocab.get(BYTE_TO_UNICODE[b]) for b in range(256)]
+            if all(i is not None for i in ids):
+                self._byte_ids = ids  # type: ignore[assignment]
+        self._rng = Random(0)
+
+    # ---------------------------------------------------------------- vocabulary
+    def token_to_id(self, token: str) -> int | None:
+        return self.vocab.get(token)
+
+    def id_to_token(self, token_id: int) -> str | None:
+        return self._id_to_token.get(token_id)
+
+    def get_vocab_size(self) -> int:
+        return len(self.vocab)
+
+    def seed(self, seed: int | None) -> None:
+        """Reset the dropout random source (reproducible BPE-dropout)."""
+        self._rng = Random(seed)
+
+    # ---------------------------------------------------------------- encoding
+    def encode_piece(self, piece: str, *, dropout: float | None = None) -> tuple[int, ...]:
+        """Token ids of one piece."""
+        p = self.dropout if dropout is None else dropout
+        if self.ignore_merges and not p:
+            whole = self._whole(piece)
+            if whole is not None:
+                return (whole,)
+        symbols = self._symbols(piece)
+        return tuple(pair_merge(symbols, self.table, dropout=p, rng=self._rng))
+
+    def piece_byte_lengths(self, piece: str, ids: tuple[int, ...]) -> list[int]:
+        """How many UTF-8 bytes of ``piece`` each of its ``ids`` covers (for offsets)."""
+        if self.byte_level:
+            return [len(self._id_to_token.get(i, "")) for i in ids]
+        # Character-level: a token covers its own characters; a byte-fallback token one byte; the
+        # unknown token the characters the vocabulary lacks (the rest, up to the next known token).
+        data_len = len(piece.encode("utf-8", "surrogatepass"))
+        prefix, suffix = self.continuing_subword_prefix, self.end_of_word_suffix
+        lengths: list[int] = []
+        for index, token_id in enumerate(ids):
+            token = self._id_to_token.get(token_id, "")
+            if token_id == self._unk_id:
+                lengths.append(-1)
+                continue
+            if self.byte_fallback and len(token) == 6 and token.startswith("<0x") and token.endswith(">"):
+                lengths.append(1)
+                continue
+            if index and prefix and token.startswith(prefix):
+                token = token[len(prefix):]
+            if suffix and token.endswith(suffix) and index == len(ids) - 1:
+                token = token[: -len(suffix)]
+            lengths.append(len(token.encode("utf-8", "surrogatepass")))
+        unknown = [i for i, n in enumerate(lengths) if n < 0]
+        if unknown:
+            rest = data_len - sum(n for n in lengths if n > 0)
+            for i in unknown:
+                lengths[i] = rest // len(unknown)
+        return lengths
+
+    def _whole(self, piece: str) -> int | None:
+        if not self.byte_level:
+            return self.vocab.get(piece)
+        if self._byte_ids is not None and piece.isascii():
+            # Printable ASCII is its own visible form; other bytes are not, so map them.
+            visible = piece if piece.isprintable() and " " not in piece else _visible(piece)
+        else:
+            visible = _visible(piece)
+        return self.vocab.get(visible)
+
+    def _symbols(self, piece: str) -> list[int]:
+        if self._byte_ids is not None:
+            return list(map(self._byte_ids.__getitem__, piece.encode("utf-8", "surrogatepass")))
+        text = _visible(piece) if self.byte_level else piece
+        return self._char_symbols(text)
+
+    def _char_symbols(self, text: str) -> list[int]:
+        get = self.vocab.get
+        prefix, suffix = self.continuing_subword_prefix, self.end_of_word_suffix
+        out: list[int] = []
+        unk_run = False  # the last symbol is an unknown token that may absorb the next (fuse_unk)
+        last = len(text) - 1
+        for i, ch in enumerate(text):
+            s = ch
+            if i and prefix:
+                s = prefix + s
+            if i == last and suffix:
+                s = s + suffix
+            token_id = get(s)
+            if token_id is not None:
+                out.append(token_id)
+                unk_run = False
+                continue
+            if self._byte_tokens is not None:
+                fallback = [self._byte_tokens[b] for b in ch.encode("utf-8", "surrogatepass")]
+                if None not in fallback:
+                    out.extend(fallback)  # type: ignore[arg-type]
+                    unk_run = False
+                    continue
+            if self._unk_id is not None:
+                if not (unk_run and self.fuse_unk):
+                    out.append(self._unk_id)
+                unk_run = True
+        return out
+
+
+def _visible(piece: str) -> str:
+    return "".join(map(BYTE_TO_UNICODE.__getitem__, piece.encode("utf-8", "surrogatepass")))

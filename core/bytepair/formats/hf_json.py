@@ -1,0 +1,170 @@
+"""Hugging Face ``tokenizer.json`` -> :class:`bytepair.Tokenizer`, with errors that name the JSON path.
+
+Why a strict reader: a truncated download, a file for another model kind (WordPiece, Unigram) or a
+hand-edited vocabulary must fail at load with the place at fault and what to do, never load into a
+tokenizer that silently gives other ids. Each stage is built by its own factory
+(``normalizer_from_json``, ``pre_tokenizer_from_json``, ...); this module reads the envelope, the
+model and the added tokens.
+
+>>> tok = tokenizer_from_json('{"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": [["a", "b"]]}}')
+>>> tok.encode("abba").ids
+[2, 1, 0]
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..added_tokens import AddedToken
+from ..bpe_model import BPEModel
+from ..decoders import decoder_from_json
+from ..errors import UnsupportedTokenizerError, VocabFormatError
+from ..normalizers import normalizer_from_json
+from ..post_processors import post_processor_from_json
+from ..pre_tokenizers import pre_tokenizer_from_json
+from ..tokenizer import Tokenizer
+
+__all__ = ["MAX_JSON_BYTES", "tokenizer_from_json"]
+
+MAX_JSON_BYTES = 1 << 29
+"""Larger files are refused (the biggest BPE tokenizer.json files in use are ~20 MB)."""
+
+SUPPORTED_MODELS = ("BPE",)
+
+
+def tokenizer_from_json(text: str | dict[str, Any], *, origin: str = "tokenizer.json") -> Tokenizer:
+    """Build a :class:`Tokenizer` from a ``tokenizer.json`` text (or its parsed object)."""
+    data = _parse(text, origin) if isinstance(text, str) else text
+    if not isinstance(data, dict):
+        raise VocabFormatError(f"{origin}: the top level must be a JSON object, not {type(data).__name__}")
+    model_json = data.get("model")
+    if not isinstance(model_json, dict):
+        raise VocabFormatError(f"{origin}: \"model\" is missing or not an object; is this a tokenizer.json?")
+    pre_tokenizer = pre_tokenizer_from_json(data.get("pre_tokenizer"))
+    model = _model(model_json, origin, byte_level=bool(pre_tokenizer and pre_tokenizer.byte_level))
+    added = _added_tokens(data.get("added_tokens", []), model, origin)
+    tok = Tokenizer(
+        model,
+        normalizer=normalizer_from_json(data.get("normalizer")),
+        pre_tokenizer=pre_tokenizer,
+        post_processor=post_processor_from_json(data.get("post_processor")),
+        decoder=decoder_from_json(data.get("decoder")),
+        added_tokens=added,
+        source=data,
+    )
+    _apply_padding_and_truncation(tok, data, origin)
+    return tok
+
+
+def _parse(text: str, origin: str) -> Any:
+    if len(text) > MAX_JSON_BYTES:
+        raise VocabFormatError(f"{origin}: {len(text) >> 20} MB is larger than any BPE tokenizer.json; is it the right file?")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        hint = " (the file ends early: it is truncated; download it again)" if exc.pos >= len(text.rstrip()) else ""
+        raise VocabFormatError(f"{origin}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}{hint}") from None
+    except RecursionError:
+        raise VocabFormatError(f"{origin}: JSON nested too deeply to be a tokenizer.json") from None
+
+
+def _model(obj: dict[str, Any], origin: str, *, byte_level: bool) -> BPEModel:
+    kind = obj.get("type", "BPE" if "merges" in obj else None)
+    if kind not in SUPPORTED_MODELS:
+        raise UnsupportedTokenizerError(
+            f"{origin}: model.type is {kind!r}; bytepair supports {', '.join(SUPPORTED_MODELS)} models "
+            "(WordPiece, Unigram and WordLevel are not supported yet)"
+        )
+    vocab = obj.get("vocab")
+    if not isinstance(vocab, dict) or not all(isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) and v >= 0
+                                               for k, v in vocab.items()):
+        raise VocabFormatError(f"{origin}: model.vocab must be an object of token -> non-negative integer id")
+    merges = _merges(obj.get("merges", []), origin)
+    dropout = obj.get("dropout")
+    if dropout is not None and not (isinstance(dropout, (int, float)) and 0.0 <= dropout <= 1.0):
+        raise VocabFormatError(f"{origin}: model.dropout must be null or a number in [0, 1], not {dropout!r}")
+    try:
+        return BPEModel(
+            vocab,
+            merges,
+            unk_token=obj.get("unk_token"),
+            fuse_unk=bool(obj.get("fuse_unk", False)),
+            byte_fallback=bool(obj.get("byte_fallback", False)),
+            continuing_subword_prefix=obj.get("continuing_subword_prefix"),
+            end_of_word_suffix=obj.get("end_of_word_suffix"),
+            ignore_merges=bool(obj.get("ignore_merges", False)),
+            dropout=dropout,
+            byte_level=byte_level,
+            where=f"{origin}: model",
+        )
+    except VocabFormatError:
+        raise
+
+
+def _merges(merges: Any, origin: str) -> list[tuple[str, str]]:
+    if not isinstance(merges, list):
+        raise VocabFormatError(f"{origin}: model.merges must be a list")
+    out: list[tuple[str, str]] = []
+    for i, merge in enumerate(merges):
+        if isinstance(merge, str):
+            parts = merge.split(" ")
+        elif isinstance(merge, list):
+            parts = merge
+        else:
+            parts = []
+        if len(parts) != 2 or not all(isinstance(p, str) and p for p in parts):
+            raise VocabFormatError(
+                f"{origin}: model.merges[{i}] is {merge!r}; each merge is \"left right\" or [\"left\", \"right\"]"
+            )
+        out.append((parts[0], parts[1]))
+    return out
+
+
+def _added_tokens(tokens: Any, model: BPEModel, origin: str) -> list[AddedToken]:
+    if not isinstance(tokens, list):
+        raise VocabFormatError(f"{origin}: added_tokens must be a list")
+    out: list[AddedToken] = []
+    seen: dict[int, str] = {}
+    for i, t in enumerate(tokens):
+        where = f"{origin}: added_tokens[{i}]"
+        if not isinstance(t, dict) or not isinstance(t.get("content"), str) or not t["content"]:
+            raise VocabFormatError(f"{where}: expected an object with a non-empty \"content\"")
+        token_id = t.get("id")
+        if isinstance(token_id, bool) or not isinstance(token_id, int) or token_id < 0:
+            raise VocabFormatError(f"{where}: \"id\" must be a non-negative integer, not {token_id!r}")
+        own_id = model.token_to_id(t["content"])
+        if own_id is not None:
+            token_id = own_id  # a token the vocabulary has keeps its vocabulary id (as HF does)
+        in_vocab = model.id_to_token(token_id)
+        if in_vocab is not None and in_vocab != t["content"]:
+            raise VocabFormatError(
+                f"{where}: id {token_id} is {t['content']!r} here but {in_vocab!r} in model.vocab; an added token "
+                "must use a free id or its own vocabulary id"
+            )
+        if token_id in seen and seen[token_id] != t["content"]:
+            raise VocabFormatError(f"{where}: id {token_id} is already the added token {seen[token_id]!r}")
+        seen[token_id] = t["content"]
+        out.append(
+            AddedToken(
+                t["content"], token_id, special=bool(t.get("special", False)), lstrip=bool(t.get("lstrip", False)),
+                rstrip=bool(t.get("rstrip", False)), single_word=bool(t.get("single_word", False)),
+                normalized=t.get("normalized"),
+            )
+        )
+    return out
+
+
+def _apply_padding_and_truncation(tok: Tokenizer, data: dict[str, Any], origin: str) -> None:
+    trunc = data.get("truncation")
+    if isinstance(trunc, dict):
+        strategy = {"LongestFirst": "longest_first", "OnlyFirst": "only_first", "OnlySecond": "only_second"}.get(
+            trunc.get("strategy", "LongestFirst"), "longest_first")
+        tok.enable_truncation(int(trunc.get("max_length", 512)), int(trunc.get("stride", 0)), strategy,
+                              str(trunc.get("direction", "Right")).lower())
+    pad = data.get("padding")
+    if isinstance(pad, dict):
+        strategy = pad.get("strategy", "BatchLongest")
+        length = strategy.get("Fixed") if isinstance(strategy, dict) else None
+        tok.enable_padding(str(pad.get("direction", "Right")).lower(), int(pad.get("pad_id", 0)), int(pad.get("pad_type_id", 0)),
+                           str(pad.get("pad_token", "[PAD]")), length, pad.get("pad_to_multiple_of"))

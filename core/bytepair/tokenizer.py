@@ -1,0 +1,590 @@
+"""``bytepair.Tokenizer``: Hugging Face ``tokenizers``' API over any BPE ``tokenizer.json``.
+
+The pipeline is HF's, one stage per module: added tokens (``added_tokens.py``) -> normalizer
+(``normalizers.py``) -> pre-tokenizer (``pre_tokenizers.py``) -> BPE model (``bpe_model.py``, merging
+by pair rank in ``pair_merge.py``) -> post-processor (``post_processors.py``); and back through the
+decoder (``decoders.py``). Pieces are cached as in the tiktoken face (``piece_cache.py``), and
+texts and ids cross the same input checks (``text_input.py``, ``decode.py``'s rules).
+
+>>> import json
+>>> spec = {"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2, "<s>": 3}, "merges": ["a b"]},
+...         "added_tokens": [{"id": 3, "content": "<s>", "special": True}]}
+>>> tok = Tokenizer.from_str(json.dumps(spec))
+>>> enc = tok.encode("ab<s>ba")
+>>> enc.ids, enc.tokens, enc.offsets
+([2, 3, 1, 0], ['ab', '<s>', 'b', 'a'], [(0, 2), (2, 5), (5, 6), (6, 7)])
+>>> tok.decode(enc.ids), tok.decode(enc.ids, skip_special_tokens=False)
+('ab b a', 'ab <s> b a')
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .added_tokens import AddedToken, AddedVocabulary
+from .bpe_model import BPEModel
+from .decoders import Decoder, decoder_from_json
+from .errors import InvalidInputError, InvalidTokenError, UnsupportedTokenizerError, VocabFormatError
+from .normalizers import Normalizer, normalizer_from_json
+from .piece_cache import ModelPieceCache
+from .post_processors import Piecewise, PostProcessor, post_processor_from_json
+from .pre_tokenizers import Metaspace, PreTokenizer, Sequence as PreSequence, pre_tokenizer_from_json
+from .text_input import repair_surrogates, require_str
+
+__all__ = ["Encoded", "Tokenizer"]
+
+
+@dataclass
+class Encoded:
+    """What ``Tokenizer.encode`` returns, with HF ``Encoding``'s attribute names."""
+
+    ids: list[int] = field(default_factory=list)
+    tokens: list[str] = field(default_factory=list)
+    offsets: list[tuple[int, int]] = field(default_factory=list)
+    type_ids: list[int] = field(default_factory=list)
+    attention_mask: list[int] = field(default_factory=list)
+    special_tokens_mask: list[int] = field(default_factory=list)
+    word_ids: list[int | None] = field(default_factory=list)
+    sequence_ids: list[int | None] = field(default_factory=list)
+    overflowing: list[Encoded] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @property
+    def words(self) -> list[int | None]:
+        return self.word_ids
+
+    @property
+    def n_sequences(self) -> int:
+        return len({s for s in self.sequence_ids if s is not None})
+
+    @classmethod
+    def _from(cls, seq: Piecewise) -> Encoded:
+        return cls(list(seq.ids), list(seq.tokens), list(seq.offsets), list(seq.type_ids), [1] * len(seq.ids),
+                   list(seq.special_tokens_mask), list(seq.word_ids), list(seq.sequence_ids))
+
+    def pad(self, length: int, *, direction: str = "right", pad_id: int = 0, pad_type_id: int = 0,
+            pad_token: str = "[PAD]") -> None:
+        """Pad to ``length`` (nothing if already as long), on the right or the left."""
+        n = length - len(self.ids)
+        if n <= 0:
+            return
+        for name, value in (("ids", pad_id), ("tokens", pad_token), ("offsets", (0, 0)), ("type_ids", pad_type_id),
+                            ("attention_mask", 0), ("special_tokens_mask", 1), ("word_ids", None), ("sequence_ids", None)):
+            values = getattr(self, name)
+            setattr(self, name, values + [value] * n if direction == "right" else [value] * n + values)
+        for extra in self.overflowing:
+            extra.pad(length, direction=direction, pad_id=pad_id, pad_type_id=pad_type_id, pad_token=pad_token)
+
+
+_NAMES = ("ids", "tokens", "offsets", "type_ids", "special_tokens_mask", "word_ids", "sequence_ids")
+
+
+def _slice(seq: Piecewise, start: int, stop: int) -> Piecewise:
+    return Piecewise(*(getattr(seq, name)[start:stop] for name in _NAMES))
+
+
+def _windows(seq: Piecewise, max_len: int, stride: int, direction: str) -> list[Piecewise]:
+    """``seq`` cut to ``max_len`` tokens, with the overflow in further windows overlapping by ``stride``
+    (HF's truncation): the first window is the kept one."""
+    n = len(seq.ids)
+    if n <= max_len:
+        return [seq]
+    if max_len == 0:
+        return [Piecewise(), seq]
+    step = max_len - stride
+    if step <= 0:
+        raise InvalidInputError(f"truncation stride ({stride}) must be smaller than the length left for the text ({max_len})")
+    starts = list(range(0, n, step))
+    while len(starts) > 1 and starts[-2] + max_len >= n:
+        starts.pop()
+    if direction == "right":
+        return [_slice(seq, s, min(s + max_len, n)) for s in starts]
+    return [_slice(seq, max(0, n - s - max_len), n - s) for s in starts]
+
+
+class Tokenizer:
+    """A ``tokenizer.json`` BPE tokenizer with HF ``tokenizers``' methods and results."""
+
+    def __init__(
+        self,
+        model: BPEModel,
+        *,
+        normalizer: Normalizer | None = None,
+        pre_tokenizer: PreTokenizer | None = None,
+        post_processor: PostProcessor | None = None,
+        decoder: Decoder | None = None,
+        added_tokens: Iterable[AddedToken] = (),
+        source: dict[str, Any] | None = None,
+    ) -> None:
+        self.model = model
+        self.normalizer = normalizer
+        self.pre_tokenizer = pre_tokenizer
+        self.post_processor = post_processor
+        self.decoder = decoder
+        self._added = AddedVocabulary(list(added_tokens))
+        self._source = source or {}
+        self._cache = ModelPieceCache(model.encode_piece)
+        self._padding: dict[str, Any] | None = None
+        self._truncation: dict[str, Any] | None = None
+        self._metaspaces = _metaspaces(pre_tokenizer)
+        self.encode_special_tokens = False
+        """When True, special added tokens in the text are encoded as text (HF's flag)."""
+
+    # ---------------------------------------------------------------- loading and saving
+    @classmethod
+    def from_str(cls, json_text: str) -> Tokenizer:
+        """Build from the text of a ``tokenizer.json``."""
+        from .formats.hf_json import tokenizer_from_json
+
+        return tokenizer_from_json(json_text)
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> Tokenizer:
+        """Build from a ``tokenizer.json`` file."""
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as exc:
+            raise VocabFormatError(f"cannot read {os.fspath(path)!r}: {exc.strerror or exc}") from None
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise VocabFormatError(f"{os.fspath(path)}: not UTF-8 JSON (bad byte at offset {exc.start})") from None
+        from .formats.hf_json import tokenizer_from_json
+
+        return tokenizer_from_json(text, origin=os.fspath(path))
+
+    @classmethod
+    def from_pretrained(cls, identifier: str | os.PathLike[str], **_: Any) -> Tokenizer:
+        """Build from a local folder holding ``tokenizer.json`` (there is no hub access here)."""
+        path = os.fspath(identifier)
+        if os.path.isdir(path):
+            file = os.path.join(path, "tokenizer.json")
+            if not os.path.isfile(file):
+                raise VocabFormatError(f"{path!r} holds no tokenizer.json; put the model's tokenizer.json there")
+            tok = cls.from_file(file)
+            config = os.path.join(path, "tokenizer_config.json")
+            if os.path.isfile(config):
+                with open(config, encoding="utf-8") as f:
+                    try:
+                        tok.config = json.load(f)
+                    except ValueError as exc:
+                        raise VocabFormatError(f"{config}: not valid JSON ({exc})") from None
+            return tok
+        raise UnsupportedTokenizerError(
+            f"from_pretrained({path!r}): bytepair does not download from the Hugging Face hub (it works offline); "
+            "pass a local folder holding tokenizer.json (and tokenizer_config.json), or use Tokenizer.from_file"
+        )
+
+    config: dict[str, Any] | None = None
+    """``tokenizer_config.json`` of a folder loaded with ``from_pretrained`` (else None)."""
+
+    def to_str(self, pretty: bool = False) -> str:
+        """The ``tokenizer.json`` text: the loaded file with the current added tokens, padding and truncation."""
+        data = dict(self._source)
+        data.setdefault("version", "1.0")
+        data["truncation"] = self._truncation_json()
+        data["padding"] = self._padding_json()
+        data["added_tokens"] = [t.to_json() for t in self._added]
+        return json.dumps(data, ensure_ascii=False, indent=2 if pretty else None)
+
+    def save(self, path: str | os.PathLike[str], pretty: bool = True) -> None:
+        """Write ``to_str()`` to ``path`` (atomically: a failed write leaves no half file)."""
+        text = self.to_str(pretty)
+        tmp = f"{os.fspath(path)}.tmp-{os.getpid()}"
+        try:
+            with open(tmp, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.replace(tmp, path)
+        finally:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+
+    # ---------------------------------------------------------------- vocabulary
+    def token_to_id(self, token: str) -> int | None:
+        found = self._added.token_to_id(token)
+        return found if found is not None else self.model.token_to_id(token)
+
+    def id_to_token(self, token_id: int) -> str | None:
+        found = self._added.id_to_token(token_id)
+        return found if found is not None else self.model.id_to_token(token_id)
+
+    def get_vocab(self, with_added_tokens: bool = True) -> dict[str, int]:
+        vocab = dict(self.model.vocab)
+        if with_added_tokens:
+            vocab.update({t.content: t.id for t in self._added})
+        return vocab
+
+    def get_vocab_size(self, with_added_tokens: bool = True) -> int:
+        if not with_added_tokens:
+            return self.model.get_vocab_size()
+        return len(self.get_vocab(True))
+
+    def get_added_tokens_decoder(self) -> dict[int, AddedToken]:
+        return {t.id: t for t in self._added}
+
+    def add_tokens(self, tokens: Iterable[str | AddedToken]) -> int:
+        """Add tokens matched whole in text (normalized by default); returns how many are new."""
+        return self._add(tokens, special=False)
+
+    def add_special_tokens(self, tokens: Iterable[str | AddedToken]) -> int:
+        """Add special tokens (not normalized, skipped by ``decode``); returns how many are new."""
+        return self._add(tokens, special=True)
+
+    def _add(self, tokens: Iterable[str | AddedToken], *, special: bool) -> int:
+        added = 0
+        for token in tokens:
+            if isinstance(token, AddedToken):
+                content, flags = token.content, token
+            elif isinstance(token, str):
+                content, flags = token, None
+            else:
+                raise InvalidInputError(f"tokens must be str or AddedToken, not {type(token).__name__}")
+            if not content:
+                raise InvalidInputError("an added token must not be empty")
+            token_id = self.token_to_id(content)
+            if token_id is None:
+                token_id = max(self.get_vocab(True).values(), default=-1) + 1
+            new = AddedToken(
+                content, token_id, special=special or bool(flags and flags.special),
+                lstrip=bool(flags and flags.lstrip), rstrip=bool(flags and flags.rstrip),
+                single_word=bool(flags and flags.single_word),
+                normalized=(flags.normalized if flags is not None else None) if not special else False,
+            )
+            added += self._added.add(new)
+        return added
+
+    # ---------------------------------------------------------------- padding and truncation
+    def enable_padding(self, direction: str = "right", pad_id: int = 0, pad_type_id: int = 0, pad_token: str = "[PAD]",
+                       length: int | None = None, pad_to_multiple_of: int | None = None) -> None:
+        if direction not in ("right", "left"):
+            raise InvalidInputError(f"padding direction must be 'right' or 'left', not {direction!r}")
+        self._padding = {"direction": direction, "pad_id": pad_id, "pad_type_id": pad_type_id, "pad_token": pad_token,
+                         "length": length, "pad_to_multiple_of": pad_to_multiple_of}
+
+    def no_padding(self) -> None:
+        self._padding = None
+
+    @property
+    def padding(self) -> dict[str, Any] | None:
+        return None if self._padding is None else dict(self._padding)
+
+    def enable_truncation(self, max_length: int, stride: int = 0, strategy: str = "longest_first", direction: str = "right") -> None:
+        if strategy not in ("longest_first", "only_first", "only_second"):
+            raise InvalidInputError(f"truncation strategy must be longest_first, only_first or only_second, not {strategy!r}")
+        if direction not in ("right", "left"):
+            raise InvalidInputError(f"truncation direction must be 'right' or 'left', not {direction!r}")
+        if isinstance(max_length, bool) or not isinstance(max_length, int) or max_length < 0:
+            raise InvalidInputError(f"max_length must be a non-negative int, not {max_length!r}")
+        self._truncation = {"max_length": max_length, "stride": stride, "strategy": strategy, "direction": direction}
+
+    def no_truncation(self) -> None:
+        self._truncation = None
+
+    @property
+    def truncation(self) -> dict[str, Any] | None:
+        return None if self._truncation is None else dict(self._truncation)
+
+    def _padding_json(self) -> dict[str, Any] | None:
+        p = self._padding
+        if p is None:
+            return None
+        strategy: Any = {"Fixed": p["length"]} if p["length"] is not None else "BatchLongest"
+        return {"strategy": strategy, "direction": p["direction"].capitalize(), "pad_to_multiple_of": p["pad_to_multiple_of"],
+                "pad_id": p["pad_id"], "pad_type_id": p["pad_type_id"], "pad_token": p["pad_token"]}
+
+    def _truncation_json(self) -> dict[str, Any] | None:
+        t = self._truncation
+        if t is None:
+            return None
+        strategy = {"longest_first": "LongestFirst", "only_first": "OnlyFirst", "only_second": "OnlySecond"}[t["strategy"]]
+        return {"direction": t["direction"].capitalize(), "max_length": t["max_length"], "strategy": strategy, "stride": t["stride"]}
+
+    # ---------------------------------------------------------------- encoding
+    def encode(
+        self,
+        sequence: str,
+        pair: str | None = None,
+        is_pretokenized: bool = False,
+        add_special_tokens: bool = True,
+    ) -> Encoded:
+        """Encode a text (or a pair of texts), with offsets, masks and HF's post-processing."""
+        if is_pretokenized:
+            raise UnsupportedTokenizerError("is_pretokenized=True is not supported yet; pass the text as one string")
+        require_str(sequence, "sequence")
+        if pair is not None:
+            require_str(pair, "pair")
+        first = self._encode_sequence(sequence, 0)
+        second = None if pair is None else self._encode_sequence(pair, 1)
+        encoded = self._post_process(first, second, add_special_tokens)
+        if self._padding is not None:
+            self._pad([encoded])
+        return encoded
+
+    def encode_batch(self, inputs: Sequence[str | tuple[str, str] | list[str]], is_pretokenized: bool = False,
+                     add_special_tokens: bool = True) -> list[Encoded]:
+        """``encode`` each input (a text or a ``(text, pair)``); padding applies to the batch's longest."""
+        if isinstance(inputs, str):
+            raise InvalidInputError("encode_batch takes a list of texts (or of (text, pair) tuples), not one str")
+        padding, self._padding = self._padding, None
+        try:
+            out = []
+            for item in inputs:
+                if isinstance(item, (tuple, list)):
+                    if len(item) != 2:
+                        raise InvalidInputError("a pair in encode_batch must be (text, pair)")
+                    out.append(self.encode(item[0], item[1], is_pretokenized, add_special_tokens))
+                else:
+                    out.append(self.encode(item, None, is_pretokenized, add_special_tokens))
+        finally:
+            self._padding = padding
+        if self._padding is not None:
+            self._pad(out)
+        return out
+
+    def count(self, text: str, *, add_special_tokens: bool = False) -> int:
+        """Number of ids ``encode(text).ids`` would hold (without special tokens unless asked), fast."""
+        require_str(text)
+        n = sum(map(len, self._ids(text)))
+        if add_special_tokens and self.post_processor is not None:
+            n += self.post_processor.added_tokens(False)
+        return n
+
+    def is_within_token_limit(self, text: str, limit: int) -> int | Literal[False]:
+        """The count (without special tokens) if at most ``limit``, else False as soon as it is exceeded."""
+        require_str(text)
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+            raise InvalidInputError(f"limit must be a non-negative int, not {limit!r}")
+        total = 0
+        for ids in self._ids(text):
+            total += len(ids)
+            if total > limit:
+                return False
+        return total
+
+    def _ids(self, text: str) -> Iterator[tuple[int, ...]]:
+        """Ids of one text without post-processing, as a stream of tuples (the fast path)."""
+        text = repair_surrogates(text)
+        get = self._cache.__getitem__
+        for segment, token_id, start, _ in self._added.split(text, normalized=False, skip_special=self.encode_special_tokens):
+            if token_id is not None:
+                yield (token_id,)
+                continue
+            if self.normalizer is not None:
+                segment = self.normalizer.normalize(segment)
+            for part, part_id, _, _ in self._added.split(segment, normalized=True, skip_special=self.encode_special_tokens):
+                if part_id is not None:
+                    yield (part_id,)
+                    continue
+                self._set_first(start == 0)
+                pieces = [part] if self.pre_tokenizer is None else self.pre_tokenizer.split(part)
+                yield from map(get, pieces)
+
+    def _set_first(self, first: bool) -> None:
+        for step in self._metaspaces:
+            step.first_segment = first
+
+    def _encode_sequence(self, text: str, type_id: int) -> Piecewise:
+        """One sequence with tokens, offsets into ``text`` and word ids."""
+        repaired = repair_surrogates(text)
+        out = Piecewise()
+        word = 0
+        for segment, token_id, start, end in self._added.split(repaired, normalized=False, skip_special=self.encode_special_tokens):
+            if token_id is not None:
+                out.add_special([token_id], [segment], type_id)  # with the whitespace lstrip/rstrip took
+                out.offsets[-1] = (start, end)
+                out.special_tokens_mask[-1] = 0
+                out.word_ids[-1] = word
+                out.sequence_ids[-1] = type_id
+                word += 1
+                continue
+            if self.normalizer is not None:
+                normalized, align = self.normalizer.normalize_aligned(segment)
+            else:
+                normalized, align = segment, None
+            for part, part_id, p_start, p_end in self._added.split(normalized, normalized=True, skip_special=self.encode_special_tokens):
+                o_start, o_end = _to_original(align, p_start, p_end, start)
+                if part_id is not None:
+                    out.add_special([part_id], [part], type_id)
+                    out.offsets[-1] = (o_start, o_end)
+                    out.special_tokens_mask[-1] = 0
+                    out.word_ids[-1] = word
+                    out.sequence_ids[-1] = type_id
+                    word += 1
+                    continue
+                self._set_first(start == 0)
+                spans = [(part, 0, len(part))] if self.pre_tokenizer is None else self.pre_tokenizer.spans(part)
+                for piece, s, e in spans:
+                    ids = self._cache[piece]
+                    for token_id2, (ts, te) in zip(ids, self._token_char_spans(piece, ids, s, e)):
+                        out.ids.append(token_id2)
+                        out.tokens.append(self.id_to_token(token_id2) or "")
+                        out.offsets.append(_to_original(align, p_start + ts, p_start + te, start))
+                        out.type_ids.append(type_id)
+                        out.special_tokens_mask.append(0)
+                        out.word_ids.append(word)
+                        out.sequence_ids.append(type_id)
+                    word += 1
+        return out
+
+    def _token_char_spans(self, piece: str, ids: tuple[int, ...], start: int, end: int) -> list[tuple[int, int]]:
+        """Each token's ``[start, end)`` in the text the piece's span ``[start, end)`` covers."""
+        lengths = self.model.piece_byte_lengths(piece, ids)
+        data = piece.encode("utf-8", "surrogatepass")
+        # Character index of each byte of the piece.
+        char_of = [i for i, ch in enumerate(piece) for _ in range(len(ch.encode("utf-8", "surrogatepass")))]
+        shift = len(piece) - (end - start)  # characters a pre-tokenizer put in front (Metaspace, ByteLevel)
+        spans = []
+        pos = 0
+        for n in lengths:
+            if n <= 0 or pos >= len(data):
+                spans.append((start, start))
+                continue
+            first, last = char_of[pos], char_of[min(pos + n, len(data)) - 1]
+            spans.append((start + max(0, first - shift), start + max(0, last + 1 - shift)))
+            pos += n
+        return spans
+
+    def _post_process(self, first: Piecewise, second: Piecewise | None, add_special_tokens: bool) -> Encoded:
+        overflow_first: list[Piecewise] = []
+        overflow_second: list[Piecewise] = []
+        if self._truncation is not None:
+            first, second, overflow_first, overflow_second = self._truncate(first, second, add_special_tokens)
+        processor = self.post_processor
+        if processor is None:
+            from .post_processors import PostProcessor as _Default
+
+            processor = _Default()
+        encoded = Encoded._from(processor.process(first, second, add_special_tokens))
+        for extra in overflow_first:
+            encoded.overflowing.append(Encoded._from(processor.process(extra, second, add_special_tokens)))
+        for extra in overflow_second:
+            encoded.overflowing.append(Encoded._from(processor.process(first, extra, add_special_tokens)))
+        return encoded
+
+    def _truncate(self, first: Piecewise, second: Piecewise | None, add_special_tokens: bool
+                  ) -> tuple[Piecewise, Piecewise | None, list[Piecewise], list[Piecewise]]:
+        t = self._truncation
+        assert t is not None
+        added = self.post_processor.added_tokens(second is not None) if (self.post_processor and add_special_tokens) else 0
+        budget = max(0, t["max_length"] - added)
+        stride, direction, strategy = t["stride"], t["direction"], t["strategy"]
+        if second is None:
+            if strategy == "only_second":
+                raise InvalidInputError("truncation strategy only_second needs a pair of sequences")
+            windows = _windows(first, budget, stride, direction)
+            return windows[0], None, windows[1:], []
+        n1, n2 = len(first.ids), len(second.ids)
+        if n1 + n2 <= budget:
+            return first, second, [], []
+        if strategy == "longest_first":
+            keep1, keep2 = n1, n2
+            while keep1 + keep2 > budget:
+                if keep1 >= keep2 and keep1 > 0:
+                    keep1 -= 1
+                else:
+                    keep2 -= 1
+            w1 = _windows(first, keep1, stride, direction)
+            w2 = _windows(second, keep2, stride, direction)
+            return w1[0], w2[0], w1[1:], w2[1:]
+        if strategy == "only_first":
+            if n2 >= budget:
+                raise InvalidInputError("truncation only_first cannot fit: the second sequence alone exceeds max_length")
+            w1 = _windows(first, budget - n2, stride, direction)
+            return w1[0], second, w1[1:], []
+        if n1 >= budget:
+            raise InvalidInputError("truncation only_second cannot fit: the first sequence alone exceeds max_length")
+        w2 = _windows(second, budget - n1, stride, direction)
+        return first, w2[0], [], w2[1:]
+
+    def _pad(self, encodings: list[Encoded]) -> None:
+        p = self._padding
+        assert p is not None
+        length = p["length"] if p["length"] is not None else max((len(e) for e in encodings), default=0)
+        multiple = p["pad_to_multiple_of"]
+        if multiple and length % multiple:
+            length += multiple - length % multiple
+        for e in encodings:
+            e.pad(length, direction=p["direction"], pad_id=p["pad_id"], pad_type_id=p["pad_type_id"], pad_token=p["pad_token"])
+
+    # ---------------------------------------------------------------- decoding
+    def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str:
+        """Text of ``ids`` through the decoder (HF's semantics: special tokens skipped by default)."""
+        tokens = self._tokens_of(ids, skip_special_tokens)
+        if self.decoder is None:
+            return " ".join(tokens)
+        return self.decoder.decode(tokens)
+
+    def decode_batch(self, sequences: Sequence[Sequence[int]], skip_special_tokens: bool = True) -> list[str]:
+        return [self.decode(ids, skip_special_tokens) for ids in sequences]
+
+    def _tokens_of(self, ids: Iterable[int], skip_special_tokens: bool) -> list[str]:
+        if isinstance(ids, (str, bytes)):
+            raise InvalidInputError("ids must be a sequence of integers, not a string")
+        tokens = []
+        for position, token_id in enumerate(ids):
+            if isinstance(token_id, bool) or not hasattr(token_id, "__index__"):
+                raise InvalidTokenError(f"token ids must be integers; got {type(token_id).__name__} {token_id!r} at position {position}")
+            if skip_special_tokens and self._added.is_special_id(token_id):
+                continue
+            token = self.id_to_token(token_id)
+            if token is None:
+                raise InvalidTokenError(
+                    f"{token_id!r} at position {position} is not a token id of this tokenizer "
+                    f"(vocabulary size {self.get_vocab_size()}); check that the ids come from this tokenizer"
+                )
+            tokens.append(token)
+        return tokens
+
+    def decode_stream(self, skip_special_tokens: bool = True) -> DecodeStream:
+        """A streaming decoder: ``step(id)`` returns the text that became complete (or None)."""
+        return DecodeStream(self, skip_special_tokens)
+
+
+class DecodeStream:
+    """Decodes ids one at a time, holding back text until it is final (HF's ``DecodeStream`` rule:
+    decode a window of recent ids and emit what grew, once it does not end in U+FFFD)."""
+
+    def __init__(self, tokenizer: Tokenizer, skip_special_tokens: bool = True) -> None:
+        self._tok = tokenizer
+        self._skip = skip_special_tokens
+        self._ids: list[int] = []
+        self._prefix = ""
+        self._prefix_index = 0
+
+    def step(self, token_id: int) -> str | None:
+        self._ids.append(token_id)
+        text = self._tok.decode(self._ids, self._skip)
+        if len(text) > len(self._prefix) and not text.endswith("\ufffd"):
+            new = text[len(self._prefix):]
+            self._ids = self._ids[self._prefix_index:]
+            self._prefix = self._tok.decode(self._ids, self._skip)
+            self._prefix_index = len(self._ids)
+            return new
+        return None
+
+
+def _to_original(align: list[tuple[int, int]] | None, start: int, end: int, base: int) -> tuple[int, int]:
+    """Offsets in the normalized segment -> offsets in the caller's text."""
+    if align is None:
+        return base + start, base + end
+    if not align:
+        return base, base
+    if end <= start:
+        at = align[min(start, len(align) - 1)][0] if start < len(align) else align[-1][1]
+        return base + at, base + at
+    return base + align[start][0], base + align[end - 1][1]
+
+
+def _metaspaces(pre: PreTokenizer | None) -> list[Metaspace]:
+    if isinstance(pre, Metaspace):
+        return [pre]
+    if isinstance(pre, PreSequence):
+        return [s for s in pre.steps if isinstance(s, Metaspace)]
+    return []

