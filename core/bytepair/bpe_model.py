@@ -97,6 +97,13 @@ class BPEModel:
             if all(i is not None for i in ids):
                 self._byte_ids = ids  # type: ignore[assignment]
         self._rng = Random(0)
+        self.token_byte_length: list[int] | None = None
+        """For byte-level models: id -> how many bytes of text the token stands for (offsets in bulk)."""
+        if byte_level:
+            lengths = [0] * width
+            for token, token_id in self.vocab.items():
+                lengths[token_id] = len(token)  # one visible character per byte
+            self.token_byte_length = lengths
 
     # ---------------------------------------------------------------- vocabulary
     def token_to_id(self, token: str) -> int | None:

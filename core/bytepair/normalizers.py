@@ -28,6 +28,7 @@ from .pretokenize.translate import translate
 __all__ = ["Normalizer", "normalizer_from_json"]
 
 Alignment = list[tuple[int, int]]
+"""For each output character, the ``[start, end)`` input characters it comes from; None: unchanged."""
 
 
 def identity_alignment(n: int) -> Alignment:
@@ -40,7 +41,7 @@ class Normalizer:
     def normalize(self, text: str) -> str:
         return self.normalize_aligned(text)[0]
 
-    def normalize_aligned(self, text: str) -> tuple[str, Alignment]:
+    def normalize_aligned(self, text: str) -> tuple[str, Alignment | None]:
         raise NotImplementedError
 
     def to_json(self) -> dict[str, Any]:
@@ -57,14 +58,15 @@ class _PerChar(Normalizer):
     def normalize(self, text: str) -> str:
         return "".join(map(self._map, text))
 
-    def normalize_aligned(self, text: str) -> tuple[str, Alignment]:
-        out: list[str] = []
+    def normalize_aligned(self, text: str) -> tuple[str, Alignment | None]:
+        out = list(map(self._map, text))
+        joined = "".join(out)
+        if len(joined) == len(text) and all(len(m) == 1 for m in out):
+            return joined, None  # one character for one: positions unchanged
         align: Alignment = []
-        for i, ch in enumerate(text):
-            mapped = self._map(ch)
-            out.append(mapped)
+        for i, mapped in enumerate(out):
             align.extend([(i, i + 1)] * len(mapped))
-        return "".join(out), align
+        return joined, align
 
     def to_json(self) -> dict[str, Any]:
         return {"type": self.name}
@@ -84,9 +86,9 @@ class UnicodeNormalizer(Normalizer):
             return text
         return unicodedata.normalize(self.form, text)
 
-    def normalize_aligned(self, text: str) -> tuple[str, Alignment]:
+    def normalize_aligned(self, text: str) -> tuple[str, Alignment | None]:
         if text.isascii() or unicodedata.is_normalized(self.form, text):
-            return text, identity_alignment(len(text))
+            return text, None
         form = self.form
         out: list[str] = []
         align: Alignment = []
@@ -134,12 +136,14 @@ class Strip(Normalizer):
     def __init__(self, left: bool = True, right: bool = True) -> None:
         self.left, self.right = left, right
 
-    def normalize_aligned(self, text: str) -> tuple[str, Alignment]:
+    def normalize_aligned(self, text: str) -> tuple[str, Alignment | None]:
         start, end = 0, len(text)
         if self.left:
             start = len(text) - len(text.lstrip())
         if self.right:
             end = max(start, len(text.rstrip()))
+        if start == 0 and end == len(text):
+            return text, None
         return text[start:end], [(i, i + 1) for i in range(start, end)]
 
     def to_json(self) -> dict[str, Any]:
@@ -147,7 +151,8 @@ class Strip(Normalizer):
 
 
 class Replace(Normalizer):
-    """Every match of a string or regex replaced by ``content``; the new characters align with the match."""
+    """Every match of a string or regex replaced by ``content``; the new characters align with the
+    match's last character (as HF aligns them)."""
 
     def __init__(self, pattern: str, content: str, *, is_regex: bool = False) -> None:
         self.pattern, self.content, self.is_regex = pattern, content, is_regex
@@ -158,7 +163,9 @@ class Replace(Normalizer):
             return text.replace(self.pattern, self.content)
         return self._regex.sub(lambda _: self.content, text)
 
-    def normalize_aligned(self, text: str) -> tuple[str, Alignment]:
+    def normalize_aligned(self, text: str) -> tuple[str, Alignment | None]:
+        if self._regex.search(text) is None:
+            return text, None
         out: list[str] = []
         align: Alignment = []
         pos = 0
@@ -169,7 +176,7 @@ class Replace(Normalizer):
             out.append(text[pos:s])
             align.extend((i, i + 1) for i in range(pos, s))
             out.append(self.content)
-            align.extend([(s, e)] * len(self.content))
+            align.extend([(e - 1, e)] * len(self.content))  # HF aligns them with the match's last character
             pos = e
         out.append(text[pos:])
         align.extend((i, i + 1) for i in range(pos, len(text)))
@@ -188,9 +195,9 @@ class Prepend(Normalizer):
     def normalize(self, text: str) -> str:
         return self.prepend + text if text else text
 
-    def normalize_aligned(self, text: str) -> tuple[str, Alignment]:
+    def normalize_aligned(self, text: str) -> tuple[str, Alignment | None]:
         if not text:
-            return text, []
+            return text, None
         return self.prepend + text, [(0, 1)] * len(self.prepend) + identity_alignment(len(text))
 
     def to_json(self) -> dict[str, Any]:
@@ -208,11 +215,13 @@ class Sequence(Normalizer):
             text = step.normalize(text)
         return text
 
-    def normalize_aligned(self, text: str) -> tuple[str, Alignment]:
-        align = identity_alignment(len(text))
+    def normalize_aligned(self, text: str) -> tuple[str, Alignment | None]:
+        align: Alignment | None = None
         for step in self.steps:
             text, inner = step.normalize_aligned(text)
-            align = [(align[s][0], align[e - 1][1]) for s, e in inner]  # every span is non-empty
+            if inner is not None:
+                # Every span is non-empty, so each maps to a span of the step's input.
+                align = inner if align is None else [(align[s][0], align[e - 1][1]) for s, e in inner]
         return text, align
 
     def to_json(self) -> dict[str, Any]:

@@ -30,6 +30,7 @@ from .bpe_model import BPEModel
 from .decoders import Decoder, decoder_from_json
 from .errors import InvalidInputError, InvalidTokenError, UnsupportedTokenizerError, VocabFormatError
 from .normalizers import Normalizer, normalizer_from_json
+from .offsets import token_spans
 from .piece_cache import ModelPieceCache
 from .post_processors import Piecewise, PostProcessor, post_processor_from_json
 from .pre_tokenizers import Metaspace, PreTokenizer, Sequence as PreSequence, pre_tokenizer_from_json
@@ -133,6 +134,7 @@ class Tokenizer:
         self._padding: dict[str, Any] | None = None
         self._truncation: dict[str, Any] | None = None
         self._metaspaces = _metaspaces(pre_tokenizer)
+        self._token_strings = _IdStrings(self)
         self.encode_special_tokens = False
         """When True, special added tokens in the text are encoded as text (HF's flag)."""
 
@@ -419,6 +421,10 @@ class Tokenizer:
                     word += 1
                     continue
                 self._set_first(start == 0)
+                pieces_done = self._fast_offsets(out, part, p_start, align, start, type_id, word)
+                if pieces_done is not None:
+                    word += pieces_done
+                    continue
                 spans = [(part, 0, len(part))] if self.pre_tokenizer is None else self.pre_tokenizer.spans(part)
                 for piece, s, e in spans:
                     ids = self._cache[piece]
@@ -432,6 +438,37 @@ class Tokenizer:
                         out.sequence_ids.append(type_id)
                     word += 1
         return out
+
+    def _fast_offsets(self, out: Piecewise, part: str, p_start: int, align: list[tuple[int, int]] | None, base: int,
+                      type_id: int, word: int) -> int | None:
+        """Tokens of ``part`` appended with offsets computed in bulk (C loops), when the pieces are
+        ``part`` cut without rewriting and the model is byte-level: returns the number of pieces
+        (words); None (nothing appended) otherwise."""
+        lengths_of = self.model.token_byte_length
+        if lengths_of is None:
+            return None
+        pieces = [part] if self.pre_tokenizer is None else self.pre_tokenizer.split(part)
+        if sum(map(len, pieces)) != len(part):
+            return None
+        per_piece = list(map(self._cache.__getitem__, pieces))
+        ids = [i for piece_ids in per_piece for i in piece_ids]
+        found = token_spans(part.encode("utf-8", "surrogatepass"), map(lengths_of.__getitem__, ids))
+        if found is None:
+            return None
+        starts, ends = found
+        out.ids += ids
+        out.tokens += map(self._token_strings.__getitem__, ids)
+        if align is None:
+            shift = base + p_start
+            out.offsets += zip((shift + s for s in starts), (shift + e for e in ends))
+        else:
+            out.offsets += (_to_original(align, p_start + s, p_start + e, base) for s, e in zip(starts, ends))
+        n = len(ids)
+        out.type_ids += [type_id] * n
+        out.special_tokens_mask += [0] * n
+        out.word_ids += [w for w, piece_ids in enumerate(per_piece, word) for _ in piece_ids]
+        out.sequence_ids += [type_id] * n
+        return len(pieces)
 
     def _token_char_spans(self, piece: str, ids: tuple[int, ...], start: int, end: int) -> list[tuple[int, int]]:
         """Each token's ``[start, end)`` in the text the piece's span ``[start, end)`` covers."""
@@ -568,6 +605,18 @@ class DecodeStream:
             self._prefix_index = len(self._ids)
             return new
         return None
+
+
+class _IdStrings(dict[int, str]):
+    """id -> token string, filled on first use (the tokens of ``Encoded``)."""
+
+    def __init__(self, tok: Tokenizer) -> None:
+        super().__init__()
+        self._tok = tok
+
+    def __missing__(self, token_id: int) -> str:
+        value = self[token_id] = self._tok.id_to_token(token_id) or ""
+        return value
 
 
 def _to_original(align: list[tuple[int, int]] | None, start: int, end: int, base: int) -> tuple[int, int]:
