@@ -25,7 +25,7 @@ PYENV_ROOT ?= $(HOME)/.pyenv
 CROSS_TESTS := tests/test_parity_tiktoken.py tests/test_traps.py tests/test_pretokenize.py tests/test_properties.py \
                tests/test_unicode_exhaustive.py
 
-.PHONY: demo site test test-python test-interpreters run bundle bench chromium clean data unicode-tables
+.PHONY: demo site test test-python test-interpreters test-tiktoken-suite run bundle bench chromium clean data unicode-tables
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -80,6 +80,11 @@ test-interpreters:
 # Only the native core (no browser, no Node).
 test-python: $(STAMP)
 	$(PY) -m pytest -m "not browser"
+
+# tiktoken 0.14's own tests (from its PyPI sdist, cached in build/cache) run against bytepair through a
+# `tiktoken` package that only re-exports bytepair's names.
+test-tiktoken-suite: $(STAMP)
+	$(PY) build/run_tiktoken_suite.py
 
 run: $(STAMP)
 	$(VENV)/bin/bytepair inspect --encoding o200k_base tests/data/sample.txt
