@@ -30,7 +30,7 @@ PYENV_ROOT ?= $(HOME)/.pyenv
 CROSS_TESTS := tests/test_parity_tiktoken.py tests/test_traps.py tests/test_pretokenize.py tests/test_properties.py \
                tests/test_unicode_exhaustive.py
 
-.PHONY: hf-data demo site test test-python test-interpreters run bundle bench chromium clean data unicode-tables
+.PHONY: hf-data demo site test test-python test-interpreters test-tiktoken-suite run bundle bench chromium clean data unicode-tables
 
 # The demo needs only bytepair itself in the venv (and pip, to build its wheel).
 $(BASE_STAMP): pyproject.toml
@@ -108,6 +108,11 @@ test-interpreters:
 # Only the native core (no browser, no Node).
 test-python: $(STAMP) hf-data
 	$(PY) -m pytest -m "not browser"
+
+# tiktoken 0.14's own tests (from its PyPI sdist, cached in build/cache) run against bytepair through a
+# `tiktoken` package that only re-exports bytepair's names.
+test-tiktoken-suite: $(STAMP)
+	$(PY) build/run_tiktoken_suite.py
 
 run: $(STAMP)
 	$(VENV)/bin/bytepair inspect --encoding o200k_base tests/data/sample.txt

@@ -14,6 +14,7 @@ from itertools import chain, islice
 from os import PathLike
 from typing import Any, BinaryIO, Literal
 
+from .bpe_merge import merge_piece, reference_merge
 from .decode import StreamDecoder, TokenTable
 from .errors import DisallowedSpecialTokenError, InvalidInputError, InvalidTokenError, VocabFormatError
 from .offsets import piece_token_spans, token_spans
@@ -22,6 +23,7 @@ from .pretokenize import Pretokenizer
 from .special_scan import SpecialTokenScanner
 from .text_input import SurrogateRepair, repair_surrogates, require_str
 from .text_stream import BlockCutter, TokenCounter, read_utf8_chunks
+from .tiktoken_compat import completions, import_numpy
 
 __all__ = ["Encoding"]
 
@@ -442,6 +444,146 @@ class Encoding:
         if registry.is_registered(self):
             return registry.get_encoding, (self.name,)
         return _rebuild, (self.name, self._pat_str, self._mergeable_ranks, self._special_tokens)
+
+    # ---------------------------------------------------------------- tiktoken compatibility
+    # tiktoken's remaining public and semi-private methods, with its semantics (see tiktoken_compat.py).
+    def encode_to_numpy(
+        self,
+        text: str,
+        *,
+        allowed_special: AllowedSpecial = frozenset(),
+        disallowed_special: DisallowedSpecial = "all",
+    ) -> Any:
+        """``encode`` as a numpy ``uint32`` array. numpy is optional: without it this raises
+        :class:`~bytepair.tiktoken_compat.MissingDependencyError` (``encode_to_array`` needs nothing)."""
+        ids = self.encode_to_array(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
+        numpy = import_numpy()
+        return numpy.frombuffer(ids, dtype=numpy.uint32) if ids.itemsize == 4 else numpy.array(ids, dtype=numpy.uint32)
+
+    def encode_with_unstable(
+        self,
+        text: str,
+        *,
+        allowed_special: AllowedSpecial = frozenset(),
+        disallowed_special: DisallowedSpecial = "all",
+    ) -> tuple[list[int], list[list[int]]]:
+        """Stable tokens, and every token sequence that may follow them once more text is appended.
+
+        The tokens of the last piece (and of all-whitespace tokens before it) are left out of the
+        stable part: appending text could change them. The completions are tiktoken's (their order is
+        sorted here; tiktoken's is arbitrary). Slow for a long or all-space last piece: it encodes one
+        candidate per vocabulary token that could straddle the end.
+
+        >>> from bytepair import get_encoding
+        >>> stable, completions = get_encoding("r50k_base").encode_with_unstable("hello fanta")
+        >>> stable, [277, 4910] in completions, len(completions)
+        ([31373], True, 1432)
+        """
+        require_str(text)
+        allowed = self._check_policy(text, allowed_special, disallowed_special)
+        tokens, last = self._ids_and_last_piece_len(repair_surrogates(text), allowed)
+        if not last:
+            return tokens, []
+        last = self._widen_over_spaces(tokens, last)
+        unstable = self._table.join(tokens[-last:])
+        del tokens[-last:]
+        if "_sorted_token_bytes" not in self.__dict__:
+            self._sorted_token_bytes = self.token_byte_values()
+        token_len = self._table.single
+        return tokens, completions(
+            unstable,
+            self._sorted_token_bytes,
+            self._mergeable_ranks.__getitem__,
+            lambda token: len(token_len(token)),
+            self.encode_ordinary,
+            self._merge_without_shortcut,
+        )
+
+    def _encode_single_piece(self, text_or_bytes: str | bytes) -> list[int]:
+        """BPE of ``text_or_bytes`` as one piece: no pattern split, no special tokens (tiktoken's).
+
+        >>> from bytepair import get_encoding
+        >>> get_encoding("r50k_base")._encode_single_piece("helloqqqq")
+        [31373, 38227, 38227]
+        """
+        if isinstance(text_or_bytes, str):
+            return list(self._cache[repair_surrogates(text_or_bytes)])
+        if not isinstance(text_or_bytes, (bytes, bytearray, memoryview)):
+            raise InvalidInputError(f"expected str or bytes, not {type(text_or_bytes).__name__}")
+        data = bytes(text_or_bytes)
+        try:
+            return list(self._cache[data.decode("utf-8")])
+        except UnicodeDecodeError:
+            return merge_piece(data, self._mergeable_ranks)
+
+    def _encode_only_native_bpe(self, text: str) -> list[int]:
+        """``encode_ordinary`` the plain way: split the whole text with the pattern, merge each piece
+        (no piece cache, no blocks, no long-piece chunking). A reference path that tests hold equal."""
+        require_str(text)
+        ranks = self._mergeable_ranks
+        pieces = self._pretokenizer.split(repair_surrogates(text))
+        return [i for piece in pieces for i in merge_piece(piece.encode("utf-8"), ranks)]
+
+    def _encode_bytes(self, data: bytes) -> list[int]:
+        """Encode bytes that need not be valid UTF-8, as tiktoken does.
+
+        Valid UTF-8 is ``encode_ordinary`` of its text. Otherwise the valid prefix is encoded, then
+        its last piece (widened over trailing all-whitespace tokens) is merged again together with
+        the remaining bytes, as one piece; so a truncated character joins the piece it ends.
+        ``decode_bytes`` always gives ``data`` back.
+
+        >>> from bytepair import get_encoding
+        >>> get_encoding("cl100k_base")._encode_bytes(b" \\xec\\x8b\\xa4\\xed")
+        [62085]
+        """
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise InvalidInputError(f"expected bytes, not {type(data).__name__} (use encode() for text)")
+        data = bytes(data)
+        try:
+            return self.encode_ordinary(data.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            valid = exc.start
+        tokens, last = self._ids_and_last_piece_len(data[:valid].decode("utf-8"), frozenset())
+        last = self._widen_over_spaces(tokens, last)
+        rest = data[valid:]
+        if tokens and last:
+            rest = self._table.join(tokens[-last:]) + rest
+            del tokens[-last:]
+        tokens += merge_piece(rest, self._mergeable_ranks)
+        return tokens
+
+    def _ids_and_last_piece_len(self, text: str, allowed: frozenset[str]) -> tuple[list[int], int]:
+        """Ids of (repaired) ``text`` with ``allowed`` special tokens, and how many of them the last
+        piece gave (0 if the text ends with a special token or is empty)."""
+        tokens: list[int] = []
+        last = 0
+        segments = self._scanner.segments(text, allowed) if allowed else ((text, None),)
+        for segment, special_id in segments:
+            if special_id is not None:
+                tokens.append(special_id)
+                last = 0
+                continue
+            for ids in self._ordinary_ids(segment):
+                tokens += ids
+                last = len(ids)
+        return tokens, last
+
+    def _widen_over_spaces(self, tokens: list[int], last: int) -> int:
+        """``last`` extended over the tokens before it while all are made of spaces, tabs and
+        newlines (if the last piece starts with one): such splits may vanish when text is appended."""
+        def all_space(token: int) -> bool:
+            return token not in self._special_ids and not self._table.single(token).strip(b" \n\t")
+
+        if last and all_space(tokens[-last]):
+            while last < len(tokens) and all_space(tokens[-last - 1]):
+                last += 1
+        return last
+
+    def _merge_without_shortcut(self, data: bytes) -> list[int]:
+        """BPE of ``data`` even if ``data`` is itself a token (tiktoken merges so in a few places)."""
+        if data in self._mergeable_ranks:  # a single token: short, so the plain merge is cheap
+            return reference_merge(data, self._mergeable_ranks)
+        return merge_piece(data, self._mergeable_ranks)
 
     # ---------------------------------------------------------------- private
     def _check_policy(self, text: str, allowed_special: AllowedSpecial, disallowed_special: DisallowedSpecial) -> frozenset[str]:

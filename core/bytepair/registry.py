@@ -18,6 +18,7 @@ from .models import encoding_name_for_model as _model_lookup
 from .openai_encodings import ENCODING_SPECS
 
 __all__ = [
+    "ENCODINGS",
     "encoding_for_model",
     "encoding_name_for_model",
     "get_encoding",
@@ -26,6 +27,8 @@ __all__ = [
 ]
 
 _ENCODINGS: dict[str, Encoding] = {}
+ENCODINGS = _ENCODINGS
+"""Encodings built so far, by name (tiktoken.registry's name for the same cache)."""
 _CONSTRUCTORS: dict[str, Callable[[], Encoding]] = {}
 
 DATA_DIR_ENV = "BYTEPAIR_DATA_DIR"
