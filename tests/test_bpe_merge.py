@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bytepair
-from bytepair.bpe_merge import _merge_long, _merge_short, merge_piece, reference_merge
+from bytepair.bpe_merge import _merge_long, _merge_short, apply_merges, merge_piece, reference_merge
 from bytepair.long_pieces import LONG_PIECE_CHARS
 from bytepair.piece_cache import PieceCache
 
@@ -24,6 +24,7 @@ def test_short_and_heap_equal_reference_on_bytes(data: bytes) -> None:
     expected = reference_merge(data, RANKS)
     assert _merge_short(data, RANKS) == expected
     assert _merge_long(data, RANKS) == expected
+    assert apply_merges(data, RANKS) == expected  # the reference rule has no whole-piece lookup either
     assert merge_piece(data, RANKS) == expected
 
 

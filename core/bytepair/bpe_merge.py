@@ -20,7 +20,7 @@ from heapq import heapify, heappop, heappush
 from itertools import repeat
 from operator import add
 
-__all__ = ["LONG_PIECE_BYTES", "merge_piece", "reference_merge"]
+__all__ = ["LONG_PIECE_BYTES", "apply_merges", "merge_piece", "reference_merge"]
 
 # Above this many bytes the heap merge wins over rescanning the pair list each step.
 LONG_PIECE_BYTES = 48
@@ -44,10 +44,23 @@ def reference_merge(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
 
 
 def merge_piece(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
-    """Token ids of one pretokenized piece (UTF-8 bytes). Every single byte must be in ``ranks``."""
+    """Token ids of one pretokenized piece (UTF-8 bytes). Every single byte must be in ``ranks``.
+
+    A piece that is itself a token is that token (as in tiktoken), whether or not merging would reach it.
+    """
     rank = ranks.get(piece)
     if rank is not None:
         return [rank]
+    return apply_merges(piece, ranks)
+
+
+def apply_merges(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
+    """The merge rule alone, without ``merge_piece``'s whole-piece lookup: for parts of a piece.
+
+    >>> ranks = {b"a": 0, b"b": 1, b"c": 2, b"d": 3, b"bc": 4, b"ab": 5, b"cd": 6, b"abcd": 7}
+    >>> merge_piece(b"abcd", ranks), apply_merges(b"abcd", ranks)  # "bc" first: "ab", "cd" never form
+    ([7], [0, 4, 3])
+    """
     if len(piece) <= LONG_PIECE_BYTES:
         return _merge_short(piece, ranks)
     return _merge_long(piece, ranks)

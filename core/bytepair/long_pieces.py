@@ -1,27 +1,41 @@
 """Long pieces (a run of 1 MB of one letter, spaces, emoji ...): encode by chunks, exactly.
 
-Why it is exact. Call a token sequence *valid* if BPE of its bytes gives back that very sequence.
-Two facts hold for rank-greedy BPE with any vocabulary (see github/rust-gems, crates/bpe, "Properties
-of BPE"): every contiguous part of a valid sequence is valid, and two valid sequences that share a
-token at the seam join into a valid sequence. So if the pieces' chunks are encoded on their own and,
-at every seam, the pair (last token of the left chunk, first token of the right chunk) is itself
-valid, i.e. ``BPE(left + right) == [left, right]``, the concatenation *is* BPE of the whole piece.
-(By induction: a sequence is valid exactly when every adjacent pair in it is.)
+Why it is exact. Call a token sequence *valid* if the merge rule (``apply_merges``) applied to its
+bytes gives back that very sequence. Two facts hold for rank-greedy BPE with any vocabulary (see
+github/rust-gems, crates/bpe, "Properties of BPE"): every contiguous part of a valid sequence is
+valid, and two valid sequences that share a token at the seam join into a valid sequence. So if
+the piece's chunks are encoded on their own and, at every seam, the pair (last token of the left
+chunk, first token of the right chunk) is itself valid, i.e. ``apply_merges(left + right) == [left,
+right]``, the concatenation *is* BPE of the whole piece. (By induction: a sequence is valid exactly
+when every adjacent pair in it is.) A piece that is itself a token is that token (as in tiktoken);
+``encode`` looks that up first, so the rest only has to follow the merge rule.
 
 Why it is fast. Chunks repeat (a run of one letter, a small emoji alphabet), so they come from the
-piece cache in C; seam checks are cached per token pair and also run in C. A seam that fails is
-repaired by re-encoding a few tokens on both sides of it and checking the window's outer seams. If repairs
-widen too far, the piece is handed to the O(n log n) heap merge, which needs no such luck.
+piece cache in C; seam checks are cached per token pair and also run in C. Three ways are tried:
+
+1. 128-character chunks, when they repeat and every seam holds (a run of one letter, of spaces, of
+   ``"\r\n"`` in a vocabulary that keeps every byte apart).
+2. Single characters (a small alphabet of multi-byte characters), when nearly every seam holds; a
+   seam that fails is repaired by re-encoding a few tokens on both sides of it, left to right, each
+   token copied once.
+3. Stitching (mixed runs such as ``"    \\n" * n``, where a chunk cut at an arbitrary character
+   starts out of step with the piece's own tokens), and anything that does not repeat: left to
+   right, each chunk of bytes starts where the tokens kept so far end, keeps all its tokens but the
+   last two (which may change with what follows), and hands back a few kept tokens when its first
+   seam fails. Chunks of a periodic run thus start in step and repeat, so they come from a cache.
+   Work is linear in the piece.
+
+If all three fail (seams that keep failing however far they are widened), the piece is handed to
+the O(n log n) heap merge, which needs no such luck.
 """
 
 from __future__ import annotations
 
-import re
-from itertools import accumulate, chain, compress, islice
+from itertools import accumulate, chain, compress
 from operator import itemgetter, not_
 from typing import TYPE_CHECKING
 
-from .bpe_merge import merge_piece
+from .bpe_merge import apply_merges
 
 if TYPE_CHECKING:  # pragma: no cover
     from .piece_cache import PieceCache
@@ -31,27 +45,21 @@ __all__ = ["LONG_PIECE_CHARS", "LongPieceEncoder"]
 LONG_PIECE_CHARS = 256
 """Pieces longer than this (in characters) take the chunked path."""
 
-# Chunkers tried in turn, each with the share of failing seams it tolerates. Single characters suit
-# a small alphabet of multi-byte characters (emoji) but need almost every seam to hold; 128-character
-# chunks suit long-token runs (128 spaces is one token) and anything else, since each chunk costs far
-# more than a seam repair.
-_CHUNKERS = (
-    (re.compile(".", re.DOTALL), 1 / 16),
-    (re.compile(".{1,128}", re.DOTALL), 1.0),
-)
-_SAMPLE_CHARS = 2048
+_CHUNK_CHARS = 128  # 128 spaces is one token, so a space run's chunks are single cached tokens
+_SINGLE_CHAR_TOLERANCE = 1 / 16  # share of failing seams worth repairing in single-character chunks
+_SAMPLE_CHARS = 4096
 _MAX_REPAIR_TOKENS = 512  # a repair window wider than this means chunking does not suit the piece
+_REPAIR_BUDGET = 4  # repairs may re-merge at most this many tokens per token of the piece
+_STITCH_BYTES = 1024  # a stitched chunk; well above the longest token (128 bytes in OpenAI's vocabularies)
+_STITCH_DROP = 2  # tokens dropped from a stitched chunk's end: they may merge with what follows
+_MAX_HAND_BACK = _STITCH_BYTES // 4  # bytes a failing stitch may hand back before giving up
+_MAX_CACHED_CHUNKS = 1024
 _last = itemgetter(-1)
 _first = itemgetter(0)
 
 
 class _SeamCache(dict[tuple[int, int], bool]):
-    """(left id, right id) -> whether BPE keeps the two tokens apart when they meet.
-
-    ``merge_piece`` returns a piece that is itself a token as that token, so when the two tokens'
-    bytes happen to form one, the answer is "no" even if merging would keep them apart. That can
-    only cost a repair, never a wrong id: the check is never "yes" wrongly.
-    """
+    """(left id, right id) -> whether the merge rule keeps the two tokens apart when they meet."""
 
     def __init__(self, ranks: dict[bytes, int], token_bytes: list[bytes]) -> None:
         super().__init__()
@@ -60,11 +68,38 @@ class _SeamCache(dict[tuple[int, int], bool]):
 
     def __missing__(self, pair: tuple[int, int]) -> bool:
         left, right = pair
-        ok = merge_piece(self._bytes[left] + self._bytes[right], self._ranks) == [left, right]
+        ok = apply_merges(self._bytes[left] + self._bytes[right], self._ranks) == [left, right]
         if len(self) >= 1 << 16:
             self.clear()
         self[pair] = ok
         return ok
+
+
+class _StitchChunks(dict[bytes, tuple[tuple[int, ...], int]]):
+    """Chunk bytes -> (its tokens but the last ``_STITCH_DROP``, their length in bytes).
+
+    At least the first token is kept, so stitching always moves on. Keys are bytes because a
+    stitch may start inside a character (a token may end there).
+    """
+
+    def __init__(self, ranks: dict[bytes, int], token_bytes: list[bytes]) -> None:
+        super().__init__()
+        self._ranks = ranks
+        self._bytes = token_bytes
+
+    def __missing__(self, chunk: bytes) -> tuple[tuple[int, ...], int]:
+        ids = apply_merges(chunk, self._ranks)
+        kept = tuple(ids[: max(1, len(ids) - _STITCH_DROP)])
+        value = (kept, sum(map(len, map(self._bytes.__getitem__, kept))))
+        if len(self) >= _MAX_CACHED_CHUNKS:
+            self.clear()
+        self[chunk] = value
+        return value
+
+
+def _fixed_chunks(text: str, size: int) -> list[str]:
+    """``text`` cut every ``size`` characters."""
+    return list(map(text.__getitem__, map(slice, range(0, len(text), size), range(size, len(text) + size, size))))
 
 
 class LongPieceEncoder:
@@ -75,53 +110,139 @@ class LongPieceEncoder:
         self._ranks = ranks
         self._bytes = token_bytes
         self._seams = _SeamCache(ranks, token_bytes)
+        self._chunks = _StitchChunks(ranks, token_bytes)
+        self._longest_token = -1  # bytes; found on the first long piece, not at start-up
+        self.stats = {"merged_bytes": 0, "stitches": 0, "hand_backs": 0}
+        """Work done beyond cache hits, for tests that check it grows linearly (not wall time)."""
+
+    def clear(self) -> None:
+        """Forget cached seams and stitched chunks (benchmarks measure a cold start)."""
+        self._seams.clear()
+        self._chunks.clear()
 
     def _seam_checks(self, encoded: list[tuple[int, ...]]) -> list[bool]:
-        pairs = zip(map(_last, encoded), map(_first, islice(encoded, 1, None)))
+        pairs = zip(map(_last, encoded), map(_first, encoded[1:]))
         return list(map(self._seams.__getitem__, pairs))
 
     def encode(self, piece: str) -> tuple[int, ...]:
+        if self._longest_token < 0:
+            self._longest_token = max(map(len, self._ranks), default=0)
+        if len(piece) <= self._longest_token and (rank := self._ranks.get(piece.encode("utf-8"))) is not None:
+            return (rank,)
         get = self._cache.__getitem__
-        for chunker, tolerated in _CHUNKERS:
-            sample = self._seam_checks(list(map(get, chunker.findall(piece[:_SAMPLE_CHARS]))))
-            if sample and sample.count(False) > len(sample) * tolerated:
-                continue
-            encoded = list(map(get, chunker.findall(piece)))
+        # 1. Fixed chunks, if they repeat (a periodic run: each distinct chunk is merged once) and
+        # every seam holds.
+        sample = _fixed_chunks(piece[:_SAMPLE_CHARS], _CHUNK_CHARS)
+        if len(set(sample)) * 2 <= len(sample) and all(self._seam_checks(list(map(get, sample)))):
+            encoded = list(map(get, _fixed_chunks(piece, _CHUNK_CHARS)))
+            if all(self._seam_checks(encoded)):
+                return tuple(chain.from_iterable(encoded))
+        # 2. Single characters, if nearly every seam holds in a sample.
+        sample_seams = self._seam_checks(list(map(get, piece[:_SAMPLE_CHARS])))
+        if sample_seams.count(False) <= len(sample_seams) * _SINGLE_CHAR_TOLERANCE:
+            encoded = list(map(get, piece))
             seams = self._seam_checks(encoded)
             if all(seams):
                 return tuple(chain.from_iterable(encoded))
-            if seams.count(False) <= len(seams) * tolerated:
+            if seams.count(False) <= len(seams) * _SINGLE_CHAR_TOLERANCE:
                 repaired = self._repair(encoded, seams)
                 if repaired is not None:
                     return repaired
-        return tuple(merge_piece(piece.encode("utf-8"), self._ranks))
+        # 3. Stitching; 4. the heap merge.
+        data = piece.encode("utf-8")
+        stitched = self._stitch(data)
+        if stitched is not None:
+            return stitched
+        self.stats["merged_bytes"] += len(data)
+        return tuple(apply_merges(data, self._ranks))
 
     def _repair(self, encoded: list[tuple[int, ...]], seams: list[bool]) -> tuple[int, ...] | None:
         """Make every failing seam hold by re-encoding a window of tokens around it.
 
         A token sequence is valid exactly when each adjacent pair is, so replacing a window by
-        its own BPE keeps everything valid once the window's two outer seams hold; the window
-        widens until they do. Returns None if it would exceed ``_MAX_REPAIR_TOKENS``.
+        its own merge keeps everything valid once the window's two outer seams hold; the window
+        widens until they do. Seams are repaired left to right: ``out`` holds the settled tokens
+        and a window takes its left half off ``out``'s end, so no token is moved twice. Returns
+        None if a window would exceed ``_MAX_REPAIR_TOKENS`` or repairs exceed their budget.
         """
         tokens = list(chain.from_iterable(encoded))
-        seam_at = list(accumulate(map(len, encoded[:-1])))  # flat index of each chunk seam
-        failing = list(compress(seam_at, map(not_, seams)))
+        seam_at = accumulate(map(len, encoded[:-1]))  # flat index of each chunk seam
         seam_ok, token_bytes, ranks = self._seams.__getitem__, self._bytes.__getitem__, self._ranks
-        floor = len(tokens) + 1  # seams at or right of this were absorbed by a repair window
-        for p in reversed(failing):
-            if p >= floor:
-                continue
-            width = 2
+        budget = _REPAIR_BUDGET * len(tokens)
+        out: list[int] = []
+        done = 0  # tokens[:done] are settled in out
+        for p in compress(seam_at, map(not_, seams)):
+            if p <= done:
+                continue  # inside the last window, or its right seam, which was checked
+            out += tokens[done:p]
+            done, width = p, 2
             while True:
-                lo, hi = max(0, p - width), min(len(tokens), p + width)
-                ids = merge_piece(b"".join(map(token_bytes, tokens[lo:hi])), ranks)
-                if (lo == 0 or seam_ok((tokens[lo - 1], ids[0]))) and (
+                left, hi = min(width, len(out)), min(done + width, len(tokens))
+                budget -= left + hi - done
+                if budget < 0:
+                    return None
+                window = b"".join(map(token_bytes, chain(out[len(out) - left :], tokens[done:hi])))
+                self.stats["merged_bytes"] += len(window)
+                ids = apply_merges(window, ranks)
+                if (left == len(out) or seam_ok((out[-left - 1], ids[0]))) and (
                     hi == len(tokens) or seam_ok((ids[-1], tokens[hi]))
                 ):
                     break
                 width *= 2
                 if width > _MAX_REPAIR_TOKENS:
                     return None
-            tokens[lo:hi] = ids
-            floor = lo
-        return tuple(tokens)
+            del out[len(out) - left :]
+            out += ids
+            done = hi
+        out += tokens[done:]
+        return tuple(out)
+
+    def _stitch(self, data: bytes) -> tuple[int, ...] | None:
+        """BPE of ``data`` from chunks that each start where the tokens kept so far end.
+
+        Each chunk's kept tokens are a contiguous part of a valid sequence, hence valid; the seam
+        to the tokens before is checked. When it fails, tokens are handed back from the end (1, 2,
+        4 ... of them) and the chunk starts that much earlier, so that it encodes the seam's
+        surroundings itself. Returns None if more than ``_MAX_HAND_BACK`` bytes would be handed
+        back for one seam, or after ``_stitch_steps(len(data))`` chunks: the work stays linear even
+        for vocabularies whose tokens are as long as a chunk. (With tokens of at most 128 bytes each
+        accepted chunk moves the end of the kept tokens on by at least 1024 - 2 * 128 - 256 bytes,
+        so that bound is never reached.)
+        """
+        n, size = len(data), _STITCH_BYTES
+        steps = _stitch_steps(n)
+        chunks, seam_ok, token_bytes = self._chunks, self._seams.__getitem__, self._bytes.__getitem__
+        stats = self.stats
+        out: list[int] = []
+        pos = hand_back = handed = 0
+        while steps:
+            steps -= 1
+            stats["stitches"] += 1
+            if n - pos <= size:
+                kept, length = tuple(apply_merges(data[pos:], self._ranks)), n - pos
+                stats["merged_bytes"] += length
+            else:
+                if (chunk := data[pos : pos + size]) not in chunks:
+                    stats["merged_bytes"] += size
+                kept, length = chunks[chunk]
+            if not out or seam_ok((out[-1], kept[0])):
+                out += kept
+                pos += length
+                if pos >= n:
+                    return tuple(out)
+                hand_back = handed = 0
+                continue
+            hand_back = min(max(1, 2 * hand_back), len(out))
+            given = sum(map(len, map(token_bytes, out[len(out) - hand_back :])))
+            handed += given
+            if handed > _MAX_HAND_BACK:
+                return None
+            stats["hand_backs"] += 1
+            del out[len(out) - hand_back :]
+            pos -= given
+        return None
+
+
+def _stitch_steps(n_bytes: int) -> int:
+    """Most chunks stitching may take for ``n_bytes``: a few per chunk's worth, plus slack for short inputs."""
+    return 64 + 8 * (n_bytes // _STITCH_BYTES)

@@ -29,6 +29,11 @@ class PieceCache(dict[str, tuple[int, ...]]):
         self._long = LongPieceEncoder(self, ranks, token_bytes)
         self.packed = PackedPieceCache(self)
 
+    def clear(self) -> None:
+        """Empty the cache, and the long-piece encoder's caches of seams and stitched chunks with it."""
+        super().clear()
+        self._long.clear()
+
     def __missing__(self, piece: str) -> tuple[int, ...]:
         if len(piece) > LONG_PIECE_CHARS:
             # Long pieces are assembled from cached chunks; they are too rare to be worth keeping.

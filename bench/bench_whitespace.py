@@ -1,0 +1,156 @@
+"""Long whitespace runs, bytepair against tiktoken; section "Whitespace runs" of docs/RELIABILITY.md.
+
+    PYTHONPATH=core .venv/bin/python bench/bench_whitespace.py            # full run, writes the section
+    PYTHONPATH=core .venv/bin/python bench/bench_whitespace.py --quick    # 250 kB only, cl100k; prints only
+
+Why a script of its own: a run of whitespace such as ``"    \\n" * n`` is one pretokenized piece
+of the whole input, so it exercises the long-piece encoder (chunks, seams, stitching) and nothing
+else; these inputs once took 12 s per megabyte. Every row is the median of three runs, each after
+emptying bytepair's caches, so a row never profits from an earlier one. tiktoken runs in-process;
+where it panics (pyo3's ``PanicException`` is a ``BaseException``) bytepair is checked by decoding
+its ids back to the input instead. Exits with status 1 if any ids differ from tiktoken's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from functools import partial
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+REPO = BENCH.parent
+sys.path[:0] = [str(BENCH), str(REPO)]
+
+import bytepair  # noqa: E402
+from suite import clear_caches, command_line, machine_info, md_table, median_time, ratio  # noqa: E402
+from tests.tiktoken_offline import fill_cache, offline_tiktoken  # noqa: E402
+
+DEFAULT_OUTPUT = REPO / "docs" / "RELIABILITY.md"
+BEGIN, END = "<!-- whitespace:begin -->", "<!-- whitespace:end -->"
+INTRO = "# Reliability\n\nInputs that are hard on a tokenizer, and how bytepair fares on them against tiktoken.\n"
+UNITS = ("    \n", " \t", " \r\n", "\n \n", "\t\n", " \u3000", "\u00a0 ", "  \n\n", " ", "\n", "\t", "\r\n")
+MIX_ALPHABET = " \t\r\n\u3000\u00a0"
+MIX_SEED = 20240601
+WITHIN = 3.0  # the target: at most this many times tiktoken's time
+COLUMNS = [
+    ("encoding", "l"),
+    ("input", "l"),
+    ("bytes", "r"),
+    ("tokens", "r"),
+    ("tiktoken s", "r"),
+    ("bytepair s", "r"),
+    ("bytepair ÷ tiktoken", "r"),
+    (f"within {WITHIN:g}×", "l"),
+]
+
+
+def inputs(n_bytes: int) -> dict[str, str]:
+    """``unit × k`` of about ``n_bytes`` UTF-8 bytes for each unit, and a seeded random mix."""
+    texts = {f"{unit!r} × {n_bytes // len(unit.encode()):,}": unit * (n_bytes // len(unit.encode())) for unit in UNITS}
+    rng = random.Random(MIX_SEED)
+    mix = []
+    size = 0
+    while size < n_bytes:
+        ch = rng.choice(MIX_ALPHABET)
+        size += len(ch.encode())
+        mix.append(ch)
+    texts[f"random mix of {MIX_ALPHABET!r}, {len(mix):,} chars"] = "".join(mix)
+    return texts
+
+
+def time_tiktoken(encode: Callable[[str], list[int]], text: str, repeats: int) -> tuple[float | None, list[int] | None]:
+    """Median seconds and ids, or (None, None) if tiktoken panics."""
+    try:
+        ids = encode(text)
+        return median_time(partial(encode, text), repeats), ids
+    except BaseException as exc:  # noqa: BLE001 - a Rust panic surfaces as a BaseException
+        if isinstance(exc, KeyboardInterrupt | SystemExit):
+            raise
+        return None, None
+
+
+def run(encodings: Sequence[str], sizes: Sequence[int], repeats: int) -> tuple[list[list[str]], list[str]]:
+    """Table rows and a list of mismatches."""
+    with tempfile.TemporaryDirectory(prefix="bytepair-ws-") as tmp:
+        get_tiktoken = offline_tiktoken(fill_cache(Path(tmp)))
+        rows, failures = [], []
+        for name in encodings:
+            enc, ref = bytepair.get_encoding(name), get_tiktoken(name)
+            for n_bytes in sizes:
+                for label, text in inputs(n_bytes).items():
+                    print(f"{name} {label}", file=sys.stderr, flush=True)
+                    ours = median_time(partial(enc.encode_ordinary, text), repeats, before=partial(clear_caches, enc))
+                    ids = enc.encode_ordinary(text)
+                    theirs, ref_ids = time_tiktoken(ref.encode_ordinary, text, repeats)
+                    if ref_ids is None:
+                        ok = enc.decode(ids) == text
+                        cells = ["panics", f"{ours:.3f}", "–", "holds (tiktoken panics)"]
+                    else:
+                        ok = ids == ref_ids
+                        within = "yes" if ours <= WITHIN * theirs else "**no**"
+                        cells = [f"{theirs:.3f}", f"{ours:.3f}", ratio(ours, theirs), within]
+                    if not ok:
+                        failures.append(f"{name} {label}")
+                    rows.append([name, f"`{label}`", f"{len(text.encode()):,}", f"{len(ids):,}", *cells])
+    return rows, failures
+
+
+def render(rows: list[list[str]], info: dict[str, str], command: str, repeats: int) -> str:
+    return (
+        "## Whitespace runs\n\n"
+        f"Written by `bench/bench_whitespace.py`; command: `{command}`.\n"
+        f"{info['date']}; {info['cpu']}; {info['python']}; {info['versions']}; code: {info['code']}.\n\n"
+        f"Each input is one pretokenized piece (a run of whitespace), so this times the long-piece encoder. "
+        f"Seconds are the median of {repeats} runs; bytepair's caches are emptied before each run. "
+        "Ids are compared with tiktoken's; where tiktoken panics, bytepair's are decoded back to the input.\n\n"
+        + md_table(COLUMNS, rows)
+        + "\n"
+    )
+
+
+def replace_section(path: Path, markdown: str) -> None:
+    """Replace the text between this script's markers (adding them, or the file, if missing)."""
+    text = path.read_text(encoding="utf-8") if path.exists() else INTRO
+    block = f"{BEGIN}\n{markdown.strip()}\n{END}"
+    start, end = text.find(BEGIN), text.find(END)
+    if (start < 0) != (end < 0) or text.count(BEGIN) > 1 or text.count(END) > 1:
+        raise SystemExit(f"{path}: markers {BEGIN} / {END} are broken; fix the file by hand")
+    if start >= 0:
+        text = text[:start] + block + text[end + len(END) :]
+    else:
+        text = text.rstrip("\n") + "\n\n" + block + "\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="250 kB, cl100k_base only; writes nothing")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--encodings", default="cl100k_base,o200k_base,r50k_base")
+    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
+    args = parser.parse_args(argv)
+    encodings = ["cl100k_base"] if args.quick else [e.strip() for e in args.encodings.split(",") if e.strip()]
+    sizes = [250_000] if args.quick else [250_000, 1_000_000]
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout
+    dirty = subprocess.run(["git", "status", "--porcelain", "--", "core"], cwd=REPO, capture_output=True, text=True)
+    code = f"commit {head.strip()}" + (" plus uncommitted changes in `core/`" if dirty.stdout.strip() else "")
+    code += f", bytepair imported from `{os.path.relpath(Path(bytepair.__file__).resolve().parent, REPO)}`"
+    rows, failures = run(encodings, sizes, args.repeats)
+    markdown = render(rows, machine_info(code), command_line(), args.repeats)
+    print(markdown)
+    if not args.quick:
+        replace_section(args.output, markdown)
+    for failure in failures:
+        print(f"MISMATCH: {failure}", file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
