@@ -95,8 +95,8 @@ def digest(ids: Sequence[int]) -> str:
 
 def clear_caches(enc: bytepair.Encoding) -> None:
     """Empty bytepair's memo tables: the piece cache and the long-piece seam cache inside it."""
-    enc._cache.clear()
-    seams = getattr(getattr(enc._cache, "_long", None), "_seams", None)
+    enc.engine.cache.clear()
+    seams = getattr(getattr(enc.engine.cache, "_long", None), "_seams", None)
     if seams is not None:
         seams.clear()
 
@@ -626,7 +626,7 @@ def machine_info(code_description: str) -> dict[str, str]:
 
 def piece_cache_limit(name: str) -> str:
     """The piece cache's bound, read from the code measured rather than written down here."""
-    limit = getattr(bytepair.get_encoding(name)._cache, "max_entries", None)
+    limit = getattr(bytepair.get_encoding(name).engine.cache, "max_entries", None)
     return f"{limit:,}" if isinstance(limit, int) else "an unknown number of"
 
 
@@ -706,7 +706,7 @@ text uses one thread).
   `encode_ordinary` of the file: empty piece cache and patterns not yet used, as a command-line tool
   or a notebook cell would see it. Median of {a.repeats} processes. Import and `get_encoding` are not
   in this time (see section 3).
-- **cold cache**: in the benchmark's process, `enc._cache.clear()` (piece cache, and the seam cache of
+- **cold cache**: in the benchmark's process, `enc.engine.cache.clear()` (piece cache, and the seam cache of
   long pieces) before each timed call; compiled patterns stay. Median of {a.repeats}.
 - **warm**: in-process, after one untimed warm-up encode of the same file, so most pieces come from the
   piece cache (bounded at {res.cache_limit} entries; a text with more distinct pieces keeps refilling

@@ -30,6 +30,7 @@ TOKENIZERS = {
     "qwen3": "aeb13307a71acd8fe81861d94ad54ab689df773318809eed3cbe794b4492dae4",
     "deepseek_v3": "621ac2e32d0dba658404412318818aaa8ce8cda492e59830109d8da6b517fb41",
     "llama2": "fc4f0bd70b3709312d9d1d9e5ba674794b6bc5abc17429897a540f93882f25fc",
+    "gpt4o": "43a3ad4618a6a938f8c2614154ea10c31ad53a62d5683ae0b0e6133575cef07e",  # o200k in HF form
 }
 
 

@@ -168,7 +168,7 @@ def test_huge_input_is_linear_and_exact() -> None:
     assert ENC.count(text) == len(ids)
     assert ENC.is_within_token_limit(text, 1000) is False
     # Blocks cut for memory do not change the ids.
-    assert ids == list(__import__("itertools").chain.from_iterable(ENC._cache[p] for p in ENC._pretokenizer.split(text)))
+    assert ids == list(__import__("itertools").chain.from_iterable(ENC.engine.cache[p] for p in ENC.engine.split(text)))
 
 
 def test_pickle_round_trip() -> None:

@@ -12,6 +12,7 @@ import bytepair
 from bytepair.bpe_merge import _merge_long, _merge_short, apply_merges, merge_piece, reference_merge
 from bytepair.long_pieces import LONG_PIECE_CHARS
 from bytepair.piece_cache import PieceCache
+from bytepair.rank_model import RankModel
 
 ENC = bytepair.get_encoding("o200k_base")
 RANKS = ENC._mergeable_ranks
@@ -61,7 +62,7 @@ def _long_piece_cases() -> list[str]:
 @pytest.mark.parametrize("piece", _long_piece_cases(), ids=lambda p: f"{p[:3]!r}x{len(p)}")
 def test_chunked_long_pieces_equal_heap_merge(piece: str) -> None:
     assert len(piece) > LONG_PIECE_CHARS
-    cache = PieceCache(RANKS, TOKEN_BYTES)
+    cache = PieceCache(RankModel(RANKS, TOKEN_BYTES))
     assert list(cache[piece]) == _merge_long(piece.encode(), RANKS)
 
 
@@ -71,12 +72,12 @@ def test_chunked_long_pieces_property(parts: list[str]) -> None:
     piece = "".join(parts)
     if len(piece) <= LONG_PIECE_CHARS:
         piece = piece * (LONG_PIECE_CHARS // max(1, len(piece)) + 2)
-    cache = PieceCache(RANKS, TOKEN_BYTES)
+    cache = PieceCache(RankModel(RANKS, TOKEN_BYTES))
     assert list(cache[piece]) == _merge_long(piece.encode(), RANKS)
 
 
 def test_cache_is_bounded() -> None:
-    cache = PieceCache(RANKS, TOKEN_BYTES, max_entries=100)
+    cache = PieceCache(RankModel(RANKS, TOKEN_BYTES), max_entries=100)
     for i in range(1000):
         cache[f"w{i}"]
     assert len(cache) <= 100

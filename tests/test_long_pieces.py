@@ -29,13 +29,13 @@ def _expected(ref, enc: bytepair.Encoding, text: str) -> list[int]:
     try:
         return ref.encode_ordinary(text)
     except BaseException:  # noqa: BLE001 - pyo3's PanicException derives from BaseException
-        pieces = enc._pretokenizer.split(text)
+        pieces = enc.engine.split(text)
         return [i for piece in pieces for i in merge_piece(piece.encode(), enc._mergeable_ranks)]
 
 
 def _cold(enc: bytepair.Encoding, text: str) -> list[int]:
     """Encode with every cache emptied first, so each path runs from scratch."""
-    enc._cache.clear()
+    enc.engine.cache.clear()
     return enc.encode_ordinary(text)
 
 
@@ -67,8 +67,8 @@ def test_stitching_equals_heap_merge(parts: list[str], repeats: int, cut: int) -
     """``_stitch`` alone, on periodic byte strings cut anywhere (also inside a character)."""
     enc = bytepair.get_encoding("cl100k_base")
     data = ("".join(parts) * repeats).encode()[cut:]
-    enc._cache.clear()
-    assert list(enc._cache._long._stitch(data) or _merge_long(data, enc._mergeable_ranks)) == _merge_long(
+    enc.engine.cache.clear()
+    assert list(enc.engine.cache._long._stitch(data) or _merge_long(data, enc._mergeable_ranks)) == _merge_long(
         data, enc._mergeable_ranks
     )
 
@@ -79,7 +79,7 @@ def test_stitching_hands_back_tokens_and_stays_exact(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(long_pieces, "_STITCH_BYTES", 48)
     monkeypatch.setattr(long_pieces, "_STITCH_DROP", 0)
     enc = bytepair.get_encoding("cl100k_base")
-    long_enc = enc._cache._long
+    long_enc = enc.engine.cache._long
     rng = random.Random(5)
     before = long_enc.stats["hand_backs"]
     for _ in range(20):
@@ -104,8 +104,8 @@ def test_stitching_hands_back_tokens_and_stays_exact(monkeypatch: pytest.MonkeyP
 def test_single_character_repair_equals_heap_merge(text: str) -> None:
     """``_repair`` (left to right) on single-character chunks whose seams fail, whatever the tolerance."""
     enc = bytepair.get_encoding("o200k_base")
-    long_enc = enc._cache._long
-    encoded = [enc._cache[c] for c in text]
+    long_enc = enc.engine.cache._long
+    encoded = [enc.engine.cache[c] for c in text]
     seams = long_enc._seam_checks(encoded)
     assert not all(seams)
     repaired = long_enc._repair(encoded, seams)
@@ -117,8 +117,8 @@ def test_repair_gives_up_on_out_of_step_runs_and_stitching_takes_over() -> None:
     """Single characters of ``"\u3000 " * n`` never fall into step by widening: repair declines, stitching is exact."""
     enc = bytepair.get_encoding("o200k_base")
     text = "\u3000 " * 800
-    encoded = [enc._cache[c] for c in text]
-    assert enc._cache._long._repair(encoded, enc._cache._long._seam_checks(encoded)) is None
+    encoded = [enc.engine.cache[c] for c in text]
+    assert enc.engine.cache._long._repair(encoded, enc.engine.cache._long._seam_checks(encoded)) is None
     assert _cold(enc, text) == _merge_long(text.encode(), enc._mergeable_ranks)
 
 

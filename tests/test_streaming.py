@@ -44,7 +44,7 @@ _ALPHABET = st.sampled_from(
        st.sampled_from(["cl100k_base", "o200k_base", "r50k_base", "o200k_harmony"]), st.integers(1, 40))
 def test_stream_equals_whole_property(text: str, cuts: list[int], name: str, block: int) -> None:
     enc = bytepair.get_encoding(name)
-    cutter = BlockCutter(Pretokenizer(enc._pat_str, cuttable=True), enc._scanner, block)
+    cutter = BlockCutter(enc.engine.pre_tokenizer, enc._scanner, block)
     blocks = [b for chunk in _chunked(text, cuts) for b in cutter.push(chunk)] + [cutter.finish()]
     assert "".join(blocks) == text
     policy = {"allowed_special": "all"}

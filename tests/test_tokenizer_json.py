@@ -281,3 +281,23 @@ def test_offsets_through_normalizers(normalizer: dict) -> None:
     ref, ours = tokenizers.Tokenizer.from_str(text), Tokenizer.from_str(text)
     for sample in ["e\u0301 a\u0308b café", "é ﬁ ①Å ㎏", "x\u0301y  İstanbul ΣΑΣ", "ᄀ\u1161 가 한국어", "  padded  ", "plain ascii"]:
         assert_same(ref.encode(sample), ours.encode(sample), f"{normalizer['type']} {sample!r}")
+
+
+@pytest.mark.parametrize(("name", "encoding"), [("gpt4o", "o200k_base")])
+def test_openai_encoding_is_one_configuration_of_the_engine(name: str, encoding: str) -> None:
+    """o200k through the tiktoken face, through Tokenizer.from_encoding (same engine, same cache),
+    and HF's own o200k tokenizer.json loaded both by HF and by bytepair: four ways, one answer."""
+    ref, ours_json = pair_of(name)
+    enc = bytepair.get_encoding(encoding)
+    tok = Tokenizer.from_encoding(encoding)
+    assert tok.engine is enc.engine
+    for label, text in corpus_texts().items():
+        expected = ref.encode(text, add_special_tokens=False).ids
+        assert enc.encode(text, allowed_special="all") == expected, label
+        assert tok.encode(text, add_special_tokens=False).ids == expected, label
+        assert ours_json.encode(text, add_special_tokens=False).ids == expected, label
+    sample = "Offsets 🫠 and <|endoftext|> too"
+    assert_same(ref.encode(sample), tok.encode(sample), "from_encoding")
+    assert tok.decode(tok.encode(sample).ids, skip_special_tokens=False) == sample
+    with pytest.raises(UnsupportedTokenizerError, match=".tiktoken"):
+        tok.to_str()

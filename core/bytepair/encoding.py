@@ -18,8 +18,9 @@ from .bpe_merge import merge_piece, reference_merge
 from .decode import StreamDecoder, TokenTable
 from .errors import DisallowedSpecialTokenError, InvalidInputError, InvalidTokenError, VocabFormatError
 from .offsets import piece_token_spans, token_spans
-from .piece_cache import PieceCache
+from .engine import BLOCK_CHARS, Engine
 from .pretokenize import Pretokenizer
+from .rank_model import RankModel
 from .special_scan import SpecialTokenScanner
 from .text_input import SurrogateRepair, repair_surrogates, require_str
 from .text_stream import BlockCutter, TokenCounter, read_utf8_chunks
@@ -30,10 +31,8 @@ __all__ = ["Encoding"]
 AllowedSpecial = Literal["all"] | AbstractSet[str]
 DisallowedSpecial = Literal["all"] | Collection[str]
 
-# Texts longer than this are pretokenized block by block (bounded memory, early exit for limits).
-_BLOCK_CHARS = 1 << 18
 # With a limit, blocks start this small and double: the answer is often known after a few kB.
-_FIRST_BLOCK_CHARS = 1 << 12
+_FIRSTBLOCK_CHARS = 1 << 12
 
 
 class Encoding:
@@ -76,8 +75,9 @@ class Encoding:
         self._special_by_bytes = {text.encode("utf-8"): i for text, i in self._special_tokens.items()}
         self._table = TokenTable(name, _token_bytes, self._special_tokens)
         self._scanner = SpecialTokenScanner(self._special_tokens)
-        self._pretokenizer = Pretokenizer(pat_str, cuttable=_cuttable)
-        self._cache = PieceCache(mergeable_ranks, _token_bytes)
+        self.engine = Engine(RankModel(mergeable_ranks, _token_bytes), Pretokenizer(pat_str, cuttable=_cuttable))
+        """The stages ordinary text goes through (pattern split, ranks, piece cache), shared with the
+        incremental encoder, the browser bridge and ``Tokenizer.from_encoding``."""
 
     def __repr__(self) -> str:
         return f"<Encoding {self.name!r}>"
@@ -91,7 +91,7 @@ class Encoding:
         [27, 91, 437, 1659, 5239, 91, 29]
         """
         require_str(text)
-        return list(chain.from_iterable(self._ordinary_ids(repair_surrogates(text))))
+        return list(chain.from_iterable(self.engine.piece_ids(repair_surrogates(text))))
 
     def encode(
         self,
@@ -215,11 +215,11 @@ class Encoding:
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
             raise InvalidInputError(f"limit must be a non-negative int, not {limit!r}")
         if isinstance(text, str):
-            pieces = self._ids(text, allowed_special, disallowed_special, first_block=_FIRST_BLOCK_CHARS)
+            pieces = self._ids(text, allowed_special, disallowed_special, first_block=_FIRSTBLOCK_CHARS)
         else:
             pieces = chain.from_iterable(
-                self._ids(block, allowed_special, disallowed_special, first_block=_FIRST_BLOCK_CHARS)
-                for block in self.stream_blocks(_chunks(text), first_block=_FIRST_BLOCK_CHARS)
+                self._ids(block, allowed_special, disallowed_special, first_block=_FIRSTBLOCK_CHARS)
+                for block in self.stream_blocks(_chunks(text), first_block=_FIRSTBLOCK_CHARS)
             )
         total = 0
         for ids in pieces:
@@ -257,13 +257,13 @@ class Encoding:
     def _spans_by_piece(self, text: str, allowed: frozenset[str]) -> list[tuple[int, int]]:
         """Token spans found piece by piece: the plain way, for patterns that skip text."""
         spans: list[tuple[int, int]] = []
-        cache, token_bytes = self._cache, self._table.single
+        cache, token_bytes = self.engine.cache, self._table.single
         position = 0
         for segment, special_id in self._scanner.segments(text, allowed):
             if special_id is not None:
                 spans.append((position, position + len(segment)))
             else:
-                for start, end in self._pretokenizer.spans(segment):
+                for start, end in self.engine.pre_tokenizer.spans(segment):
                     piece = segment[start:end]
                     lengths = [len(token_bytes(i)) for i in cache[piece]]
                     spans.extend(piece_token_spans(piece, lengths, position + start))
@@ -281,7 +281,7 @@ class Encoding:
         >>> list(get_encoding("o200k_base").stream_blocks(["Hello, ", "world"]))
         ['Hello, world']
         """
-        cutter = BlockCutter(self._pretokenizer, self._scanner, _BLOCK_CHARS, first=first_block)
+        cutter = self.block_cutter(first_block)
         for chunk in _chunks(chunks):
             yield from cutter.push(chunk)
         rest = cutter.finish()
@@ -357,7 +357,7 @@ class Encoding:
     ) -> TokenCounter:
         """A counter that is handed text or UTF-8 bytes piece by piece (``feed``, ``feed_bytes``,
         then ``finish()`` for the total), in bounded memory; see :class:`TokenCounter`."""
-        cutter = BlockCutter(self._pretokenizer, self._scanner, _BLOCK_CHARS)
+        cutter = self.block_cutter()
 
         def count_block(block: str) -> int:
             return self.count(block, allowed_special=allowed_special, disallowed_special=disallowed_special)
@@ -507,12 +507,12 @@ class Encoding:
         [31373, 38227, 38227]
         """
         if isinstance(text_or_bytes, str):
-            return list(self._cache[repair_surrogates(text_or_bytes)])
+            return list(self.engine.cache[repair_surrogates(text_or_bytes)])
         if not isinstance(text_or_bytes, (bytes, bytearray, memoryview)):
             raise InvalidInputError(f"expected str or bytes, not {type(text_or_bytes).__name__}")
         data = bytes(text_or_bytes)
         try:
-            return list(self._cache[data.decode("utf-8")])
+            return list(self.engine.cache[data.decode("utf-8")])
         except UnicodeDecodeError:
             return merge_piece(data, self._mergeable_ranks)
 
@@ -521,7 +521,7 @@ class Encoding:
         (no piece cache, no blocks, no long-piece chunking). A reference path that tests hold equal."""
         require_str(text)
         ranks = self._mergeable_ranks
-        pieces = self._pretokenizer.split(repair_surrogates(text))
+        pieces = self.engine.pre_tokenizer.split(repair_surrogates(text))
         return [i for piece in pieces for i in merge_piece(piece.encode("utf-8"), ranks)]
 
     def _encode_bytes(self, data: bytes) -> list[int]:
@@ -563,7 +563,7 @@ class Encoding:
                 tokens.append(special_id)
                 last = 0
                 continue
-            for ids in self._ordinary_ids(segment):
+            for ids in self.engine.piece_ids(segment):
                 tokens += ids
                 last = len(ids)
         return tokens, last
@@ -584,6 +584,33 @@ class Encoding:
         if data in self._mergeable_ranks:  # a single token: short, so the plain merge is cheap
             return reference_merge(data, self._mergeable_ranks)
         return merge_piece(data, self._mergeable_ranks)
+
+    # ---------------------------------------------------------------- stages
+    def special_segments(
+        self,
+        text: str,
+        *,
+        allowed_special: AllowedSpecial = frozenset(),
+        disallowed_special: DisallowedSpecial = "all",
+    ) -> Iterator[tuple[str, int | None]]:
+        """The special-token stage: apply the policy (raising on a disallowed token), repair lone
+        surrogates, and cut ``text`` into ``(ordinary text, None)`` and ``(special token, id)``.
+        The ordinary parts then go through :attr:`engine` (``engine.piece_ids``).
+
+        >>> from bytepair import get_encoding
+        >>> list(get_encoding("cl100k_base").special_segments("a<|endoftext|>b", allowed_special="all"))
+        [('a', None), ('<|endoftext|>', 100257), ('b', None)]
+        """
+        allowed = self._check_policy(text, allowed_special, disallowed_special)
+        text = repair_surrogates(text)
+        if not allowed:
+            return iter(((text, None),) if text else ())
+        return self._scanner.segments(text, allowed)
+
+    def block_cutter(self, first_block: int | None = None) -> BlockCutter:
+        """A cutter that gathers chunks of text into blocks that encode exactly on their own (see
+        ``text_stream.py``): the pattern's cut points, away from any special token's text."""
+        return BlockCutter(self.engine.pre_tokenizer, self._scanner, BLOCK_CHARS, first=first_block)
 
     # ---------------------------------------------------------------- private
     def _check_policy(self, text: str, allowed_special: AllowedSpecial, disallowed_special: DisallowedSpecial) -> frozenset[str]:
@@ -614,25 +641,15 @@ class Encoding:
         """Token ids as a stream of tuples, one per piece or special token; with ``packed``, as
         bytes holding the ids as native uint32 (see ``encode_to_array``). ``first_block``: long
         text is pretokenized in blocks that start that small (see ``Pretokenizer.blocks``)."""
-        allowed = self._check_policy(text, allowed_special, disallowed_special)
-        text = repair_surrogates(text)
-        if not allowed:
-            return self._ordinary_ids(text, packed, first_block)
+        segments = self.special_segments(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
 
         def special(token_id: int) -> Any:
             return array("I", (token_id,)).tobytes() if packed else (token_id,)
 
         return chain.from_iterable(
-            self._ordinary_ids(segment, packed, first_block) if special_id is None else (special(special_id),)
-            for segment, special_id in self._scanner.segments(text, allowed)
+            self.engine.piece_ids(segment, packed=packed, first_block=first_block) if special_id is None else (special(special_id),)
+            for segment, special_id in segments
         )
-
-    def _ordinary_ids(self, text: str, packed: bool = False, first_block: int | None = None) -> Iterator[Any]:
-        get = (self._cache.packed if packed else self._cache).__getitem__
-        if len(text) <= (first_block or _BLOCK_CHARS):
-            return map(get, self._pretokenizer.split(text))
-        blocks = self._pretokenizer.blocks(text, _BLOCK_CHARS, first=first_block)
-        return chain.from_iterable(map(get, self._pretokenizer.split(block)) for block in blocks)
 
 
 def _chunks(chunks: Iterable[str]) -> Iterable[str]:

@@ -23,7 +23,7 @@ from itertools import chain
 
 from .encoding import AllowedSpecial, DisallowedSpecial, Encoding
 from .pretokenize.translate import translate
-from .text_input import repair_surrogates, require_str
+from .text_input import require_str
 
 __all__ = ["IncrementalEncoder", "line_blocks", "safe_prefix_end"]
 
@@ -41,7 +41,7 @@ class IncrementalEncoder:
 
     def __init__(self, encoding: Encoding, *, max_cached_chars: int = 1 << 23) -> None:
         self.encoding = encoding
-        self._cuttable = encoding._pretokenizer.cuttable
+        self._cuttable = encoding.engine.cuttable
         self._blocks: dict[str, tuple[int, ...]] = {}
         self._cached_chars = 0
         self._max_cached_chars = max_cached_chars
@@ -49,7 +49,7 @@ class IncrementalEncoder:
     def _block_ids(self, block: str) -> tuple[int, ...]:
         ids = self._blocks.get(block)
         if ids is None:
-            ids = tuple(chain.from_iterable(self.encoding._ordinary_ids(block)))
+            ids = tuple(chain.from_iterable(self.encoding.engine.piece_ids(block)))
             if self._cached_chars + len(block) > self._max_cached_chars:
                 self._blocks.clear()
                 self._cached_chars = 0
@@ -59,7 +59,7 @@ class IncrementalEncoder:
 
     def _ordinary(self, text: str) -> Iterator[tuple[int, ...]]:
         if not self._cuttable:
-            return iter((tuple(chain.from_iterable(self.encoding._ordinary_ids(text))),))
+            return iter((tuple(chain.from_iterable(self.encoding.engine.piece_ids(text))),))
         return map(self._block_ids, _line_blocks(text))
 
     def ids(
@@ -71,14 +71,9 @@ class IncrementalEncoder:
     ) -> Iterator[tuple[int, ...]]:
         """Token ids of ``text`` as a stream of tuples (one per block or special token)."""
         require_str(text)
-        enc = self.encoding
-        allowed = enc._check_policy(text, allowed_special, disallowed_special)
-        text = repair_surrogates(text)
-        if not allowed:
-            return self._ordinary(text)
+        segments = self.encoding.special_segments(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
         return chain.from_iterable(
-            self._ordinary(segment) if special_id is None else ((special_id,),)
-            for segment, special_id in enc._scanner.segments(text, allowed)
+            self._ordinary(segment) if special_id is None else ((special_id,),) for segment, special_id in segments
         )
 
     def encode(self, text: str, **policy: AllowedSpecial | DisallowedSpecial) -> list[int]:

@@ -9,36 +9,42 @@ lets memory grow with the input.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable
+from typing import Any
 
-from .bpe_merge import merge_piece
-from .long_pieces import LONG_PIECE_CHARS, LongPieceEncoder
+from .long_pieces import LONG_PIECE_CHARS
 
-__all__ = ["ModelPieceCache", "PackedPieceCache", "PieceCache"]
+__all__ = ["PackedPieceCache", "PieceCache"]
 
 DEFAULT_MAX_ENTRIES = 1 << 16
 
 
 class PieceCache(dict[str, tuple[int, ...]]):
-    """Maps a piece to its ids; missing pieces are encoded with BPE and remembered."""
+    """Maps a piece to its ids; missing pieces are encoded by the model and remembered.
 
-    def __init__(self, ranks: dict[bytes, int], token_bytes: list[bytes], max_entries: int = DEFAULT_MAX_ENTRIES) -> None:
+    Pieces longer than ``LONG_PIECE_CHARS`` are not kept (they rarely repeat); a model that offers a
+    ``long_piece_encoder`` (tiktoken's ranks) assembles them from cached chunks, any other merges them
+    whole (its merge is O(n log n)).
+    """
+
+    def __init__(self, model: Any, max_entries: int = DEFAULT_MAX_ENTRIES) -> None:
         super().__init__()
-        self.ranks = ranks
+        self.model = model
         self.max_entries = max_entries
-        self._long = LongPieceEncoder(self, ranks, token_bytes)
+        self._encode = model.encode_piece
+        make_long = getattr(model, "long_piece_encoder", None)
+        self._long = make_long(self) if make_long is not None else None
         self.packed = PackedPieceCache(self)
 
     def clear(self) -> None:
         """Empty the cache, and the long-piece encoder's caches of seams and stitched chunks with it."""
         super().clear()
-        self._long.clear()
+        if self._long is not None:
+            self._long.clear()
 
     def __missing__(self, piece: str) -> tuple[int, ...]:
         if len(piece) > LONG_PIECE_CHARS:
-            # Long pieces are assembled from cached chunks; they are too rare to be worth keeping.
-            return self._long.encode(piece)
-        ids = tuple(merge_piece(piece.encode("utf-8"), self.ranks))
+            return self._long.encode(piece) if self._long is not None else self._encode(piece)
+        ids = self._encode(piece)
         if len(self) >= self.max_entries:
             self.clear()
         self[piece] = ids
@@ -64,22 +70,3 @@ class PackedPieceCache(dict[str, bytes]):
         if len(piece) <= LONG_PIECE_CHARS:
             self[piece] = packed
         return packed
-
-
-class ModelPieceCache(dict[str, tuple[int, ...]]):
-    """Piece -> ids for any model's ``encode_piece`` (the ``tokenizer.json`` face), bounded like
-    :class:`PieceCache`. Pieces longer than ``LONG_PIECE_CHARS`` are encoded each time, not kept:
-    they rarely repeat, and the model's own merge is O(n log n) on them."""
-
-    def __init__(self, encode_piece: Callable[[str], tuple[int, ...]], max_entries: int = DEFAULT_MAX_ENTRIES) -> None:
-        super().__init__()
-        self._encode = encode_piece
-        self.max_entries = max_entries
-
-    def __missing__(self, piece: str) -> tuple[int, ...]:
-        ids = self._encode(piece)
-        if len(piece) <= LONG_PIECE_CHARS:
-            if len(self) >= self.max_entries:
-                self.clear()
-            self[piece] = ids
-        return ids

@@ -112,13 +112,15 @@ class Split(PreTokenizer):
     """Cut at the matches of a string or regex; ``behavior`` says where matches go; ``invert`` swaps
     the roles of matches and the text between them."""
 
-    def __init__(self, pattern: str, behavior: str = "isolated", *, invert: bool = False, is_regex: bool = True) -> None:
+    def __init__(self, pattern: str, behavior: str = "isolated", *, invert: bool = False, is_regex: bool = True,
+                 dialect: str = "onig") -> None:
+        """``dialect="tiktoken"`` reads the regex as tiktoken's engine does (for ``Tokenizer.from_encoding``)."""
         self.pattern = pattern
         self.behavior = _behavior(behavior)
         self.invert = invert
         self.is_regex = is_regex
         if is_regex:
-            self._pretokenizer: Pretokenizer | None = Pretokenizer(pattern, dialect="onig")
+            self._pretokenizer: Pretokenizer | None = Pretokenizer(pattern, dialect=dialect)
         else:
             if not pattern:
                 raise VocabFormatError("a Split pre-tokenizer needs a non-empty string pattern")

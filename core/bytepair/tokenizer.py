@@ -23,7 +23,7 @@ import json
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .added_tokens import AddedToken, AddedVocabulary
 from .bpe_model import BPEModel
@@ -31,10 +31,13 @@ from .decoders import Decoder, decoder_from_json
 from .errors import InvalidInputError, InvalidTokenError, UnsupportedTokenizerError, VocabFormatError
 from .normalizers import Normalizer, normalizer_from_json
 from .offsets import token_spans
-from .piece_cache import ModelPieceCache
+from .engine import Engine
 from .post_processors import Piecewise, PostProcessor, post_processor_from_json
 from .pre_tokenizers import Metaspace, PreTokenizer, Sequence as PreSequence, pre_tokenizer_from_json
 from .text_input import repair_surrogates, require_str
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .encoding import Encoding as BytepairEncoding
 
 __all__ = ["Encoded", "Tokenizer"]
 
@@ -122,7 +125,10 @@ class Tokenizer:
         decoder: Decoder | None = None,
         added_tokens: Iterable[AddedToken] = (),
         source: dict[str, Any] | None = None,
+        engine: Engine | None = None,
     ) -> None:
+        """The stages of a ``tokenizer.json`` (see the module docstring); ``engine`` may be given to
+        share one (and its piece cache) with an ``Encoding`` (see :meth:`from_encoding`)."""
         self.model = model
         self.normalizer = normalizer
         self.pre_tokenizer = pre_tokenizer
@@ -130,7 +136,8 @@ class Tokenizer:
         self.decoder = decoder
         self._added = AddedVocabulary(list(added_tokens))
         self._source = source or {}
-        self._cache = ModelPieceCache(model.encode_piece)
+        self.engine = engine if engine is not None else Engine(model, pre_tokenizer)
+        """Pre-tokenizer, model and piece cache: the same engine as ``Encoding``'s."""
         self._padding: dict[str, Any] | None = None
         self._truncation: dict[str, Any] | None = None
         self._metaspaces = _metaspaces(pre_tokenizer)
@@ -145,6 +152,36 @@ class Tokenizer:
         from .formats.hf_json import tokenizer_from_json
 
         return tokenizer_from_json(json_text)
+
+    @classmethod
+    def from_encoding(cls, encoding: str | BytepairEncoding) -> Tokenizer:
+        """An OpenAI encoding (a name or an ``Encoding``) with this API, on the very same engine and
+        piece cache: special tokens are special added tokens, ids decode through ByteLevel.
+
+        >>> Tokenizer.from_encoding("o200k_base").encode("hello world").tokens
+        ['hello', 'Ġworld']
+        """
+        from .decoders import ByteLevel as ByteLevelDecoder
+        from .encoding import Encoding as EncodingClass
+        from .pre_tokenizers import Split
+        from .registry import get_encoding
+
+        enc = get_encoding(encoding) if isinstance(encoding, str) else encoding
+        if not isinstance(enc, EncodingClass):
+            raise InvalidInputError(f"from_encoding takes an encoding name or a bytepair.Encoding, not {type(encoding).__name__}")
+        specials = sorted((enc.encode_single_token(t), t) for t in enc.special_tokens_set)
+        tok = cls(
+            enc.engine.model,  # type: ignore[arg-type]
+            pre_tokenizer=Split(enc.engine.pre_tokenizer.pattern, "isolated", dialect="tiktoken"),  # type: ignore[union-attr]
+            decoder=ByteLevelDecoder(),
+            added_tokens=[AddedToken(text, token_id, special=True, normalized=False) for token_id, text in specials],
+            engine=enc.engine,
+        )
+        tok.encoding_name = enc.name
+        return tok
+
+    encoding_name: str | None = None
+    """The OpenAI encoding a tokenizer made by ``from_encoding`` stands for (else None)."""
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str]) -> Tokenizer:
@@ -189,6 +226,11 @@ class Tokenizer:
 
     def to_str(self, pretty: bool = False) -> str:
         """The ``tokenizer.json`` text: the loaded file with the current added tokens, padding and truncation."""
+        if not self._source:
+            raise UnsupportedTokenizerError(
+                f"this tokenizer was made from the {self.encoding_name or 'given'} encoding, not from a tokenizer.json, so "
+                "there is no file to write back; save the encoding's ranks as a .tiktoken file instead"
+            )
         data = dict(self._source)
         data.setdefault("version", "1.0")
         data["truncation"] = self._truncation_json()
@@ -373,7 +415,6 @@ class Tokenizer:
     def _ids(self, text: str) -> Iterator[tuple[int, ...]]:
         """Ids of one text without post-processing, as a stream of tuples (the fast path)."""
         text = repair_surrogates(text)
-        get = self._cache.__getitem__
         for segment, token_id, start, _ in self._added.split(text, normalized=False, skip_special=self.encode_special_tokens):
             if token_id is not None:
                 yield (token_id,)
@@ -385,8 +426,7 @@ class Tokenizer:
                     yield (part_id,)
                     continue
                 self._set_first(start == 0)
-                pieces = [part] if self.pre_tokenizer is None else self.pre_tokenizer.split(part)
-                yield from map(get, pieces)
+                yield from self.engine.piece_ids(part)
 
     def _set_first(self, first: bool) -> None:
         for step in self._metaspaces:
@@ -427,7 +467,7 @@ class Tokenizer:
                     continue
                 spans = [(part, 0, len(part))] if self.pre_tokenizer is None else self.pre_tokenizer.spans(part)
                 for piece, s, e in spans:
-                    ids = self._cache[piece]
+                    ids = self.engine.cache[piece]
                     for token_id2, (ts, te) in zip(ids, self._token_char_spans(piece, ids, s, e)):
                         out.ids.append(token_id2)
                         out.tokens.append(self.id_to_token(token_id2) or "")
@@ -447,10 +487,10 @@ class Tokenizer:
         lengths_of = self.model.token_byte_length
         if lengths_of is None:
             return None
-        pieces = [part] if self.pre_tokenizer is None else self.pre_tokenizer.split(part)
+        pieces = self.engine.split(part)
         if sum(map(len, pieces)) != len(part):
             return None
-        per_piece = list(map(self._cache.__getitem__, pieces))
+        per_piece = list(map(self.engine.cache.__getitem__, pieces))
         ids = [i for piece_ids in per_piece for i in piece_ids]
         found = token_spans(part.encode("utf-8", "surrogatepass"), map(lengths_of.__getitem__, ids))
         if found is None:

@@ -1,0 +1,72 @@
+"""tiktoken's BPE model: token bytes ranked by merge priority, every piece merged as its UTF-8 bytes.
+
+Why a model object: the two faces share one engine (``engine.py``) that asks a model for the ids of
+a piece; this is the model of the OpenAI encodings (and of any ``.tiktoken`` file), the other is the
+``tokenizer.json`` one (``bpe_model.py``). The merge rule is in ``bpe_merge.py``, long pieces are
+assembled from chunks in ``long_pieces.py``. For the HF face the vocabulary is also offered in
+GPT-2's visible form (``byte_unicode.py``), built on first use.
+
+>>> from bytepair import get_encoding
+>>> model = get_encoding("r50k_base").engine.model
+>>> model.encode_piece(" hello"), model.id_to_token(23748)
+((23748,), 'Ġhello')
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .bpe_merge import merge_piece
+from .byte_unicode import bytes_to_visible, visible_to_bytes
+from .long_pieces import LongPieceEncoder
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .piece_cache import PieceCache
+
+__all__ = ["RankModel"]
+
+
+class RankModel:
+    """``encode_piece(str) -> ids`` by tiktoken's rule, over ``ranks`` (token bytes -> rank = id)."""
+
+    byte_level = True
+
+    def __init__(self, ranks: dict[bytes, int], token_bytes: list[bytes]) -> None:
+        """``token_bytes[rank]`` is the token of that rank (``b""`` where a rank is unused)."""
+        self.ranks = ranks
+        self.token_bytes = token_bytes
+        self.token_byte_length = list(map(len, token_bytes))
+        """id -> how many bytes of text the token stands for (offsets in bulk)."""
+        self._vocab: dict[str, int] | None = None
+
+    def encode_piece(self, piece: str) -> tuple[int, ...]:
+        return tuple(merge_piece(piece.encode("utf-8", "surrogatepass"), self.ranks))
+
+    def long_piece_encoder(self, cache: PieceCache) -> LongPieceEncoder:
+        """The encoder for pieces too long to merge whole cheaply (chunks come from ``cache``)."""
+        return LongPieceEncoder(cache, self.ranks, self.token_bytes)
+
+    # ---------------------------------------------------------------- vocabulary, HF style
+    @property
+    def vocab(self) -> dict[str, int]:
+        """Token (GPT-2's visible form) -> id."""
+        if self._vocab is None:
+            self._vocab = {bytes_to_visible(token): rank for token, rank in self.ranks.items()}
+        return self._vocab
+
+    def token_to_id(self, token: str) -> int | None:
+        try:
+            return self.ranks.get(visible_to_bytes(token))
+        except KeyError:
+            return None
+
+    def id_to_token(self, token_id: int) -> str | None:
+        if 0 <= token_id < len(self.token_bytes) and self.token_bytes[token_id]:
+            return bytes_to_visible(self.token_bytes[token_id])
+        return None
+
+    def get_vocab_size(self) -> int:
+        return len(self.ranks)
+
+    def piece_byte_lengths(self, piece: str, ids: tuple[int, ...]) -> list[int]:
+        return [self.token_byte_length[i] for i in ids]
