@@ -19,6 +19,7 @@ those characters' ids, which is the same thing without building the visible stri
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from operator import add
 from random import Random
 
 from .byte_unicode import BYTE_TO_UNICODE
@@ -57,35 +58,28 @@ class BPEModel:
         self.ignore_merges = ignore_merges
         self.dropout = dropout or 0.0
         self.byte_level = byte_level
-        self.merges = [tuple(m) for m in merges]
-        self._id_to_token: dict[int, str] = {}
-        for token, token_id in self.vocab.items():
-            if token_id in self._id_to_token:
-                raise VocabFormatError(
-                    f"{where}.vocab: id {token_id} is given to both {self._id_to_token[token_id]!r} and {token!r}; "
-                    "each id must name one token (the file is corrupt or was edited by hand)"
-                )
-            self._id_to_token[token_id] = token
+        self.merges = merges if isinstance(merges, list) else list(merges)
+        # Everything below runs over ~10^5 entries: written as C-level maps and zips, not Python loops.
+        self._id_to_token = dict(zip(self.vocab.values(), self.vocab.keys()))
+        if len(self._id_to_token) != len(self.vocab):
+            seen: dict[int, str] = {}
+            for token, token_id in self.vocab.items():
+                if token_id in seen:
+                    raise VocabFormatError(
+                        f"{where}.vocab: id {token_id} is given to both {seen[token_id]!r} and {token!r}; "
+                        "each id must name one token (the file is corrupt or was edited by hand)"
+                    )
+                seen[token_id] = token
         width = max(self._id_to_token, default=0) + 1
-        pairs, merged = [], []
-        prefix_len = len(self.continuing_subword_prefix)
-        for i, (left, right) in enumerate(self.merges):
-            a, b = self.vocab.get(left), self.vocab.get(right)
-            if a is None or b is None:
-                missing = left if a is None else right
-                raise VocabFormatError(
-                    f"{where}.merges[{i}]: {missing!r} is not in {where}.vocab; every merge must join two vocabulary "
-                    "tokens (the merges and the vocab come from different files, or one is truncated)"
-                )
-            joined = left + (right[prefix_len:] if prefix_len and right.startswith(self.continuing_subword_prefix) else right)
-            c = self.vocab.get(joined)
-            if c is None:
-                raise VocabFormatError(
-                    f"{where}.merges[{i}]: the merge {left!r} + {right!r} makes {joined!r}, which is not in {where}.vocab"
-                )
-            pairs.append((a, b))
-            merged.append(c)
-        self.table = MergeTable(pairs, merged, width=width)
+        prefix = self.continuing_subword_prefix
+        lefts, rights = (list(side) for side in zip(*self.merges)) if self.merges else ([], [])
+        bodies = [r[len(prefix):] if r.startswith(prefix) else r for r in rights] if prefix else rights
+        get = self.vocab.get
+        left_ids, right_ids = list(map(get, lefts)), list(map(get, rights))
+        merged = list(map(get, map(add, lefts, bodies)))
+        if None in merged or None in left_ids or None in right_ids:
+            _raise_bad_merge(self.merges, left_ids, right_ids, merged, where)
+        self.table = MergeTable(zip(left_ids, right_ids), merged, width=width)
         self._unk_id = self.vocab.get(unk_token) if unk_token is not None else None
         if unk_token is not None and self._unk_id is None:
             raise VocabFormatError(f"{where}.unk_token {unk_token!r} is not in {where}.vocab")
@@ -97,13 +91,21 @@ class BPEModel:
             if all(i is not None for i in ids):
                 self._byte_ids = ids  # type: ignore[assignment]
         self._rng = Random(0)
-        self.token_byte_length: list[int] | None = None
-        """For byte-level models: id -> how many bytes of text the token stands for (offsets in bulk)."""
-        if byte_level:
-            lengths = [0] * width
-            for token, token_id in self.vocab.items():
-                lengths[token_id] = len(token)  # one visible character per byte
-            self.token_byte_length = lengths
+        self._width = width
+        self._lengths: list[int] | None = None
+
+    @property
+    def token_byte_length(self) -> list[int] | None:
+        """For byte-level models: id -> how many bytes of text the token stands for (offsets in
+        bulk; one visible character per byte); None otherwise. Built on first use."""
+        if not self.byte_level:
+            return None
+        if self._lengths is None:
+            lengths = [0] * self._width
+            for token_id, length in zip(self.vocab.values(), map(len, self.vocab)):
+                lengths[token_id] = length
+            self._lengths = lengths
+        return self._lengths
 
     # ---------------------------------------------------------------- vocabulary
     def token_to_id(self, token: str) -> int | None:
@@ -203,6 +205,18 @@ class BPEModel:
                     out.append(self._unk_id)
                 unk_run = True
         return out
+
+
+def _raise_bad_merge(merges: Sequence[Sequence[str]], lefts: list, rights: list, merged: list, where: str) -> None:
+    for i, (a, b, c) in enumerate(zip(lefts, rights, merged)):
+        left, right = merges[i]
+        if a is None or b is None:
+            raise VocabFormatError(
+                f"{where}.merges[{i}]: {(left if a is None else right)!r} is not in {where}.vocab; every merge must join "
+                "two vocabulary tokens (the merges and the vocab come from different files, or one is truncated)"
+            )
+        if c is None:
+            raise VocabFormatError(f"{where}.merges[{i}]: the merge {left!r} + {right!r} makes a token that is not in {where}.vocab")
 
 
 def _visible(piece: str) -> str:

@@ -39,11 +39,13 @@ class MergeTable:
         """``pairs[i]`` merges into ``merged_ids[i]`` with rank ``i``; ``width`` exceeds every id.
         A pair listed twice keeps its first (lowest) rank, as HF does."""
         self.width = width
-        table: dict[int, int] = {}
-        for rank, ((left, right), merged) in enumerate(zip(pairs, merged_ids)):
-            table.setdefault(left * width + right, rank * width + merged)
-        self.packed = table
-        self._no_merge = len(table) * width * width + width  # above every packed value
+        pairs = list(pairs)
+        lefts, rights = ([p[0] for p in pairs], [p[1] for p in pairs]) if pairs else ([], [])
+        keys = list(map(add, map(mul, lefts, repeat(width)), rights))
+        values = list(map(add, map(mul, range(len(keys)), repeat(width)), merged_ids))
+        # Built from the last merge to the first, so that a pair listed twice keeps its first rank.
+        self.packed: dict[int, int] = dict(zip(reversed(keys), reversed(values)))
+        self._no_merge = (len(keys) + 1) * width  # above every packed value
 
     def __len__(self) -> int:
         return len(self.packed)

@@ -102,23 +102,22 @@ def _model(obj: dict[str, Any], origin: str, *, byte_level: bool) -> BPEModel:
         raise
 
 
-def _merges(merges: Any, origin: str) -> list[tuple[str, str]]:
+def _merges(merges: Any, origin: str) -> list[tuple[str, str]] | list[list[str]]:
+    """The merges as pairs, from ``"left right"`` strings or ``["left", "right"]`` lists (checked in bulk)."""
     if not isinstance(merges, list):
         raise VocabFormatError(f"{origin}: model.merges must be a list")
-    out: list[tuple[str, str]] = []
-    for i, merge in enumerate(merges):
-        if isinstance(merge, str):
-            parts = merge.split(" ")
-        elif isinstance(merge, list):
-            parts = merge
-        else:
-            parts = []
-        if len(parts) != 2 or not all(isinstance(p, str) and p for p in parts):
+    if all(type(m) is str for m in merges):
+        parts: list[Any] = [m.split(" ") for m in merges]
+    else:
+        parts = [m if isinstance(m, list) else None for m in merges]
+    if None not in parts and set(map(len, parts)) <= {2}:
+        return parts  # an empty or non-string part then fails the vocabulary lookup with its index
+    for i, p in enumerate(parts):
+        if p is None or len(p) != 2 or not (type(p[0]) is str and type(p[1]) is str and p[0] and p[1]):
             raise VocabFormatError(
-                f"{origin}: model.merges[{i}] is {merge!r}; each merge is \"left right\" or [\"left\", \"right\"]"
+                f"{origin}: model.merges[{i}] is {merges[i]!r}; each merge is \"left right\" or [\"left\", \"right\"]"
             )
-        out.append((parts[0], parts[1]))
-    return out
+    return parts
 
 
 def _added_tokens(tokens: Any, model: BPEModel, origin: str) -> list[AddedToken]:
