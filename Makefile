@@ -98,7 +98,7 @@ FUZZ_SEED    ?= $(shell date +%s)
 fuzz: $(STAMP)
 	BYTEPAIR_FUZZ_SECONDS=$(FUZZ_SECONDS) BYTEPAIR_FUZZ_SEED=$(FUZZ_SEED) \
 	  $(PY) -m pytest -q -p no:cacheprovider tests/test_fuzz_differential.py
-	@cat build/cache/fuzz-report.txt
+	@cat $${BYTEPAIR_FUZZ_REPORT:-build/cache/fuzz-report.txt}
 
 # Maintainers only: regenerate committed data (needs the npm registry / unicodedata2).
 data: $(STAMP)
