@@ -30,7 +30,7 @@ PYENV_ROOT ?= $(HOME)/.pyenv
 CROSS_TESTS := tests/test_parity_tiktoken.py tests/test_traps.py tests/test_pretokenize.py tests/test_properties.py \
                tests/test_unicode_exhaustive.py
 
-.PHONY: hf-data demo site test test-python test-interpreters test-tiktoken-suite run bundle bench chromium clean data unicode-tables
+.PHONY: hf-data demo site test test-python test-interpreters test-tiktoken-suite run bundle bench fuzz chromium clean data unicode-tables
 
 # The demo needs only bytepair itself in the venv (and pip, to build its wheel).
 $(BASE_STAMP): pyproject.toml
@@ -122,6 +122,16 @@ run: $(STAMP)
 bench: $(STAMP) site chromium hf-data
 	$(PY) bench/bench_encode.py
 	$(PY) bench/bench_web.py
+	$(PY) bench/bench_reliability.py
+
+# Differential fuzz against tiktoken over every encoding for FUZZ_SECONDS (CI runs the same test for 20 s).
+# A new seed each run unless FUZZ_SEED= is given; the summary also goes to build/cache/fuzz-report.txt.
+FUZZ_SECONDS ?= 600
+FUZZ_SEED    ?= $(shell date +%s)
+fuzz: $(STAMP)
+	BYTEPAIR_FUZZ_SECONDS=$(FUZZ_SECONDS) BYTEPAIR_FUZZ_SEED=$(FUZZ_SEED) \
+	  $(PY) -m pytest -q -p no:cacheprovider tests/test_fuzz_differential.py
+	@cat $${BYTEPAIR_FUZZ_REPORT:-build/cache/fuzz-report.txt}
 
 # Maintainers only: regenerate committed data (needs the npm registry / unicodedata2).
 data: $(STAMP)
