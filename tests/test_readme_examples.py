@@ -26,6 +26,7 @@ import io
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tokenize
@@ -206,14 +207,16 @@ def test_readme_has_examples() -> None:
 
 
 @pytest.mark.parametrize("block", PYTHON_BLOCKS, ids=lambda b: b.id)
-def test_python_example_runs_and_says_the_truth(block: Block) -> None:
+def test_python_example_runs_and_says_the_truth(block: Block, readme_files: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(readme_files)  # where the files the examples open are (tokenizer.json)
     checks = run_python_block(block)
     wrong = [c for c in checks if c.actual != c.expected]
     assert not wrong, "README example claims do not hold:\n" + "\n".join(c.describe() for c in wrong)
 
 
-def test_claims_are_found() -> None:
+def test_claims_are_found(readme_files: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Guard against a parser that silently checks nothing: the README's known claims are all seen."""
+    monkeypatch.chdir(readme_files)
     checks = [c for block in PYTHON_BLOCKS for c in run_python_block(block)]
     assert len(checks) >= 5, [c.source for c in checks]
 
@@ -260,12 +263,21 @@ def readme_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (here / "FILE").write_text(SAMPLE_TEXT, encoding="utf-8", newline="")
     ids = bytepair.get_encoding("o200k_base").encode(SAMPLE_TEXT)
     (here / "ids.json").write_text(str(ids), encoding="utf-8")
+    # The README's tokenizer.json examples: GPT-2's (fetched by `make hf-data`).
+    from .hf_reference import hf_folder
+
+    shutil.copy(hf_folder("gpt2") / "tokenizer.json", here / "tokenizer.json")
     return here
 
 
 def _expected_output(command: str) -> str | None:
     """What the Python API says the command should print (None: only check that it runs)."""
     words = shlex.split(command.replace("<", " "))
+    if "--tokenizer" in words:  # the README's tokenizer.json is GPT-2's (see readme_files)
+        from .hf_reference import hf_folder
+
+        tok = bytepair.Tokenizer.from_file(hf_folder("gpt2") / "tokenizer.json")
+        return f"{tok.count(SAMPLE_TEXT)}\n" if words[1] == "count" else None
     enc = bytepair.encoding_for_model(words[words.index("--model") + 1]) if "--model" in words else bytepair.get_encoding(
         words[words.index("--encoding") + 1] if "--encoding" in words else "o200k_base"
     )
