@@ -14,7 +14,8 @@ from collections.abc import Callable
 from typing import Any
 
 from .byte_unicode import UNICODE_TO_BYTE
-from .errors import UnsupportedTokenizerError, VocabFormatError
+from .component_json import build
+from .errors import UnsupportedTokenizerError
 
 __all__ = ["Decoder", "decoder_from_json"]
 
@@ -202,13 +203,4 @@ _FACTORIES: dict[str, Callable[[dict[str, Any], str], Decoder]] = {
 
 def decoder_from_json(obj: dict[str, Any] | None, where: str = "decoder") -> Decoder | None:
     """The decoder a ``tokenizer.json`` describes (None for ``null``)."""
-    if obj is None:
-        return None
-    if not isinstance(obj, dict) or "type" not in obj:
-        raise VocabFormatError(f"{where}: expected an object with a \"type\", got {obj!r:.80}")
-    factory = _FACTORIES.get(obj["type"])
-    if factory is None:
-        raise UnsupportedTokenizerError(
-            f"{where}: decoder type {obj['type']!r} is not supported; supported: {', '.join(_FACTORIES)}"
-        )
-    return factory(obj, where)
+    return build(obj, where, "decoder", _FACTORIES)

@@ -22,7 +22,8 @@ import unicodedata
 from collections.abc import Callable
 from typing import Any
 
-from .errors import UnsupportedTokenizerError, VocabFormatError
+from .component_json import build
+from .component_json import pattern as pattern_of
 from .pretokenize.translate import translate
 
 __all__ = ["Normalizer", "normalizer_from_json"]
@@ -232,16 +233,8 @@ def _strip_accents(ch: str) -> str:
     return "" if unicodedata.category(ch) in ("Mn", "Mc", "Me") else ch
 
 
-def _pattern(obj: Any, where: str) -> tuple[str, bool]:
-    if isinstance(obj, dict) and len(obj) == 1:
-        (kind, value), = obj.items()
-        if kind in ("String", "Regex") and isinstance(value, str):
-            return value, kind == "Regex"
-    raise VocabFormatError(f"{where}: expected {{\"String\": ...}} or {{\"Regex\": ...}}, got {obj!r}")
-
-
 def _replace(obj: dict[str, Any], where: str) -> Normalizer:
-    pattern, is_regex = _pattern(obj.get("pattern"), where + ".pattern")
+    pattern, is_regex = pattern_of(obj.get("pattern"), where + ".pattern")
     return Replace(pattern, str(obj.get("content", "")), is_regex=is_regex)
 
 
@@ -263,21 +256,7 @@ _FACTORIES: dict[str, Callable[[dict[str, Any], str], Normalizer]] = {
 
 def normalizer_from_json(obj: dict[str, Any] | None, where: str = "normalizer") -> Normalizer | None:
     """The normalizer a ``tokenizer.json`` describes (None for ``null`` or an empty Sequence)."""
-    if obj is None:
-        return None
-    if not isinstance(obj, dict) or "type" not in obj:
-        raise VocabFormatError(f"{where}: expected an object with a \"type\", got {obj!r:.80}")
-    factory = _FACTORIES.get(obj["type"])
-    if factory is None:
-        raise UnsupportedTokenizerError(
-            f"{where}: normalizer type {obj['type']!r} is not supported; supported: {', '.join(_FACTORIES)}"
-        )
-    try:
-        made = factory(obj, where)
-    except (UnsupportedTokenizerError, VocabFormatError):
-        raise
-    except (ValueError, re.error) as exc:
-        raise VocabFormatError(f"{where}: {exc}") from None
+    made = build(obj, where, "normalizer", _FACTORIES)
     if isinstance(made, Sequence) and not made.steps:
         return None
     return made

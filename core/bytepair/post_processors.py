@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .byte_unicode import BYTE_TO_UNICODE
-from .errors import UnsupportedTokenizerError, VocabFormatError
+from .component_json import build
+from .errors import VocabFormatError
 
 __all__ = ["Piecewise", "PostProcessor", "post_processor_from_json"]
 
@@ -256,13 +257,4 @@ _FACTORIES: dict[str, Callable[[dict[str, Any], str], PostProcessor]] = {
 
 def post_processor_from_json(obj: dict[str, Any] | None, where: str = "post_processor") -> PostProcessor | None:
     """The post-processor a ``tokenizer.json`` describes (None for ``null``)."""
-    if obj is None:
-        return None
-    if not isinstance(obj, dict) or "type" not in obj:
-        raise VocabFormatError(f"{where}: expected an object with a \"type\", got {obj!r:.80}")
-    factory = _FACTORIES.get(obj["type"])
-    if factory is None:
-        raise UnsupportedTokenizerError(
-            f"{where}: post-processor type {obj['type']!r} is not supported; supported: {', '.join(_FACTORIES)}"
-        )
-    return factory(obj, where)
+    return build(obj, where, "post-processor", _FACTORIES)

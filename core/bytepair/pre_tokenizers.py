@@ -25,7 +25,9 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .errors import UnsupportedTokenizerError, VocabFormatError
+from .component_json import build
+from .component_json import pattern as pattern_of
+from .errors import VocabFormatError
 from .pretokenize import Pretokenizer
 
 __all__ = [
@@ -336,16 +338,8 @@ def _behavior(name: str) -> str:
     return key
 
 
-def _pattern(obj: Any, where: str) -> tuple[str, bool]:
-    if isinstance(obj, dict) and len(obj) == 1:
-        (kind, value), = obj.items()
-        if kind in ("String", "Regex") and isinstance(value, str):
-            return value, kind == "Regex"
-    raise VocabFormatError(f"{where}: expected {{\"String\": ...}} or {{\"Regex\": ...}}, got {obj!r}")
-
-
 def _split(obj: dict[str, Any], where: str) -> PreTokenizer:
-    pattern, is_regex = _pattern(obj.get("pattern"), where + ".pattern")
+    pattern, is_regex = pattern_of(obj.get("pattern"), where + ".pattern")
     return Split(pattern, obj.get("behavior", "Isolated"), invert=bool(obj.get("invert", False)), is_regex=is_regex)
 
 
@@ -369,19 +363,4 @@ _FACTORIES: dict[str, Callable[[dict[str, Any], str], PreTokenizer]] = {
 
 def pre_tokenizer_from_json(obj: dict[str, Any] | None, where: str = "pre_tokenizer") -> PreTokenizer | None:
     """The pre-tokenizer a ``tokenizer.json`` describes (None for ``null``)."""
-    if obj is None:
-        return None
-    if not isinstance(obj, dict) or "type" not in obj:
-        raise VocabFormatError(f"{where}: expected an object with a \"type\", got {obj!r:.80}")
-    factory = _FACTORIES.get(obj["type"])
-    if factory is None:
-        raise UnsupportedTokenizerError(
-            f"{where}: pre-tokenizer type {obj['type']!r} is not supported; supported: {', '.join(_FACTORIES)}"
-        )
-    try:
-        return factory(obj, where)
-    except UnsupportedTokenizerError:
-        raise
-    except (VocabFormatError, ValueError) as exc:
-        raise VocabFormatError(f"{where}: {exc}") from None
-
+    return build(obj, where, "pre-tokenizer", _FACTORIES)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import codecs
 import io
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from typing import BinaryIO
 
 from .errors import InputDecodeError, InvalidInputError

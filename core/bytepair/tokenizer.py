@@ -27,13 +27,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .added_tokens import AddedToken, AddedVocabulary
 from .bpe_model import BPEModel
-from .decoders import Decoder, decoder_from_json
+from .decoders import Decoder
 from .errors import InvalidInputError, InvalidTokenError, UnsupportedTokenizerError, VocabFormatError
-from .normalizers import Normalizer, normalizer_from_json
+from .normalizers import Normalizer
 from .offsets import token_spans
 from .engine import Engine
-from .post_processors import Piecewise, PostProcessor, post_processor_from_json
-from .pre_tokenizers import Metaspace, PreTokenizer, Sequence as PreSequence, pre_tokenizer_from_json
+from .post_processors import Piecewise, PostProcessor
+from .pre_tokenizers import Metaspace, PreTokenizer
+from .pre_tokenizers import Sequence as PreSequence
 from .text_input import repair_surrogates, require_str
 
 if TYPE_CHECKING:  # pragma: no cover
