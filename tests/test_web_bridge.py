@@ -14,7 +14,9 @@ from .conftest import corpus_texts
 @pytest.mark.parametrize("shown", [0, 3, 2000])
 def test_inspect_equals_the_plain_api(text: str, shown: int) -> None:
     enc = bytepair.get_encoding("o200k_base")
-    count, ids, starts, ends, lengths, data, stats = web_bridge.inspect("o200k_base", text, None, [], shown)
+    r = web_bridge.inspect("o200k_base", text, None, [], shown)
+    count, ids, starts, ends, lengths, data = (r[k] for k in ("count", "ids", "starts", "ends", "lengths", "bytes"))
+    stats = (r["utf16_length"], r["code_points"], r["words"], r["utf8_bytes"])
     all_ids, spans = enc.encode_with_offsets(text, disallowed_special=())
     assert count == len(all_ids)
     assert list(ids) == all_ids[:shown]
@@ -36,7 +38,7 @@ def test_inspect_after_edits_and_policies() -> None:
     for i, edit in enumerate(["x", "\nNew", " <|endoftext|> ", "🫠"]):
         at = len(text) * (i + 1) // 5
         text = text[:at] + edit + text[at:]
-        count = web_bridge.inspect("cl100k_base", text, "all", None, 100)[0]
+        count = web_bridge.inspect("cl100k_base", text, "all", None, 100)["count"]
         assert count == enc.count(text, allowed_special="all")
     with pytest.raises(bytepair.DisallowedSpecialTokenError):
         web_bridge.inspect("cl100k_base", text, None, None, 100)
