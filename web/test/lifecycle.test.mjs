@@ -70,8 +70,7 @@ test("1,000 stream decoders: closed, dropped unclosed, or left to dispose(), are
   }
   assert.equal((await tok.memoryStats()).openDecoders, 0);
 
-  for (let i = 0; i < 1000; i++) await tok.decoder().write([i]); // never closed
-  assert.equal((await tok.memoryStats()).openDecoders, 1000);
+  for (let i = 0; i < 1000; i++) await tok.decoder().write([i]); // never closed (some may be collected already)
   assert.equal((await settled()).openDecoders, 0); // released when collected
 
   const other = await bp.createTokenizer({ encoding: "o200k_base" }); // shares tok's runtime
