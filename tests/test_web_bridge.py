@@ -14,7 +14,9 @@ from .conftest import corpus_texts
 @pytest.mark.parametrize("shown", [0, 3, 2000])
 def test_inspect_equals_the_plain_api(text: str, shown: int) -> None:
     enc = bytepair.get_encoding("o200k_base")
-    count, ids, starts, ends, lengths, data, stats = web_bridge.inspect("o200k_base", text, None, [], shown)
+    r = web_bridge.inspect("o200k_base", text, None, [], shown)
+    count, ids, starts, ends, lengths, data = (r[k] for k in ("count", "ids", "starts", "ends", "lengths", "bytes"))
+    stats = (r["utf16_length"], r["code_points"], r["words"], r["utf8_bytes"])
     all_ids, spans = enc.encode_with_offsets(text, disallowed_special=())
     assert count == len(all_ids)
     assert list(ids) == all_ids[:shown]
@@ -36,7 +38,7 @@ def test_inspect_after_edits_and_policies() -> None:
     for i, edit in enumerate(["x", "\nNew", " <|endoftext|> ", "🫠"]):
         at = len(text) * (i + 1) // 5
         text = text[:at] + edit + text[at:]
-        count = web_bridge.inspect("cl100k_base", text, "all", None, 100)[0]
+        count = web_bridge.inspect("cl100k_base", text, "all", None, 100)["count"]
         assert count == enc.count(text, allowed_special="all")
     with pytest.raises(bytepair.DisallowedSpecialTokenError):
         web_bridge.inspect("cl100k_base", text, None, None, 100)
@@ -57,3 +59,62 @@ def test_encode_and_decode_bridge() -> None:
     web_bridge.stream_close(handle)
     with pytest.raises(bytepair.InvalidInputError, match="closed"):
         web_bridge.stream_feed(handle, [1])
+
+
+@pytest.mark.parametrize(
+    ("op", "args", "name", "fragment", "token"),
+    [
+        ("encode", ("o200k_base", "x <|endoftext|>"), "DisallowedSpecialTokenError", "allowed_special", "<|endoftext|>"),
+        ("decode", ("o200k_base", [1, -2]), "InvalidTokenError", "-2 at position 1", None),
+        ("decode", ("o200k_base", [1], "", "bogus"), "InvalidInputError", "errors must be one of", None),
+        ("encode", ("o200k_base", "x", 42), "InvalidInputError", "allowedSpecial must be", None),
+        ("inspect", ("o200k_base", "x", None, None, -1), "InvalidInputError", "maxTokens", None),
+        ("model_encoding", ("no-such-model",), "UnknownModelError", "no-such-model", None),
+        ("encoding_info", ("o300k",), "UnknownEncodingError", "known encodings", None),
+        ("stream_feed", (10**9, [1]), "InvalidInputError", "is closed", None),
+        ("frobnicate", (), "InvalidInputError", "unknown bridge operation", None),
+    ],
+)
+def test_dispatch_answers_errors_as_data(op: str, args: tuple, name: str, fragment: str, token: str | None) -> None:
+    answer = web_bridge.dispatch(op, *args)
+    assert set(answer) == {"error"} and set(answer["error"]) == {"name", "message", "token"}
+    assert (answer["error"]["name"], answer["error"]["token"]) == (name, token)
+    assert fragment in answer["error"]["message"]
+    assert "Traceback" not in answer["error"]["message"]
+
+
+def test_dispatch_values_and_info_use_the_public_api() -> None:
+    enc = bytepair.get_encoding("o200k_harmony")
+    assert web_bridge.dispatch("count", "o200k_base", "hello world") == {"value": 2}
+    info = web_bridge.dispatch("encoding_info", "o200k_harmony")["value"]
+    assert info == {
+        "name": enc.name, "n_vocab": enc.n_vocab, "max_token_value": enc.max_token_value,
+        "eot_token": enc.eot_token, "special_tokens": sorted(enc.special_tokens_set),
+    }
+
+
+def test_inspect_keeps_two_versions_of_an_edited_text() -> None:
+    """Every call is the next version of one text: the blocks (and word counts) of older versions
+    are let go, where they used to be kept until 8M characters (and 65,536 word counts)."""
+    paragraph = "Alpha beta gamma.\n" * 5
+    others = [name for name in bytepair.list_encoding_names() if name != "cl100k_base"]
+    for name in others:  # what earlier tests left: two versions of the empty text, one empty block each
+        web_bridge.inspect(name, "", None, None, 0)
+        web_bridge.inspect(name, "", None, None, 0)
+    text = ""
+    for i in range(300):
+        text = f"{paragraph}Line {i} changes\n{paragraph}"
+        r = web_bridge.inspect("cl100k_base", text, None, None, 10)
+        assert r["count"] == bytepair.get_encoding("cl100k_base").count(text)
+    stats = web_bridge.memory_stats()
+    blocks = len(list(bytepair.incremental.line_blocks(text)))
+    assert stats["cached_blocks"] <= 2 * blocks + len(others) and stats["cached_word_counts"] <= 2 * blocks, stats
+
+
+def test_stream_handles_are_released() -> None:
+    before = web_bridge.memory_stats()["open_decoders"]
+    handles = [web_bridge.stream_open("o200k_base") for _ in range(100)]
+    assert web_bridge.memory_stats()["open_decoders"] == before + 100
+    assert all(web_bridge.stream_close(h) for h in handles)
+    assert not web_bridge.stream_close(handles[0])  # closing twice is harmless
+    assert web_bridge.memory_stats()["open_decoders"] == before

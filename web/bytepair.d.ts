@@ -37,11 +37,32 @@ export interface EncodedWithOffsets {
   ends: Uint32Array;
 }
 
-/** Streaming decoder: holds back incomplete UTF-8 between calls; one per stream. */
+/** Streaming decoder: holds back incomplete UTF-8 between calls; one per stream. Its state in the
+ * runtime is released by close(), by the tokenizer's dispose(), or when the decoder is garbage
+ * collected unclosed. After close(), write and flush reject with ClosedError; after the tokenizer's
+ * dispose(), every method rejects with DisposedError. */
 export interface StreamDecoder {
   write(ids: number | ArrayLike<number>): Promise<string>;
   flush(): Promise<string>;
+  /** Release the decoder (closing twice is harmless). */
   close(): Promise<void>;
+}
+
+/** What the runtime holds (Tokenizer.memoryStats), for leak checks: compare two snapshots. */
+export interface MemoryStats {
+  /** Size of the WebAssembly memory (it grows, never shrinks). */
+  wasmBytes: number;
+  /** Bytes malloc has handed out inside it and not had back (Python's objects live there); null if unknown. */
+  heapBytesInUse: number | null;
+  /** Stream decoders not yet released, of every tokenizer sharing the runtime. */
+  openDecoders: number;
+  /** Blocks and word counts that inspect() keeps from the previous text. */
+  cachedBlocks: number;
+  cachedWordCounts: number;
+  /** Python objects tracked by the garbage collector (after a collection). */
+  pythonObjects: number;
+  /** The runtime's JavaScript heap in use (Node; Chromium, coarsely, where it tells), else null. */
+  jsHeapBytes: number | null;
 }
 
 /** What a token viewer shows after an edit (Tokenizer.inspect). Offsets are UTF-16 indices. */
@@ -78,8 +99,12 @@ export interface Tokenizer {
   decode(ids: ArrayLike<number>, options?: { errors?: "replace" | "strict" | "ignore" }): Promise<string>;
   /** The bytes of each token (e.g. to show them in hex). */
   decodeTokenBytes(ids: ArrayLike<number>): Promise<Uint8Array[]>;
+  /** A new streaming decoder; throws DisposedError at once if the tokenizer was disposed. */
   decoder(): StreamDecoder;
-  /** Release this tokenizer; the runtime stops when no tokenizer uses it. Later calls reject with DisposedError. */
+  /** Diagnostics: what the runtime holds now (a leak shows as growth between two calls). */
+  memoryStats(): Promise<MemoryStats>;
+  /** Release this tokenizer and its open decoders; the runtime stops when no tokenizer uses it. Later
+   * calls reject with DisposedError (decoder() throws it). */
   dispose(): void;
 }
 
@@ -87,8 +112,14 @@ export interface Tokenizer {
  * Errors are `Error`s whose `name` is the Python exception class (DisallowedSpecialTokenError,
  * InvalidTokenError, UnknownEncodingError, UnknownModelError, InvalidInputError ...) or one of
  * IntegrityError (an asset does not match manifest.json), AssetError (an asset cannot be fetched),
- * DisposedError, WorkerError.
+ * DisposedError (the tokenizer was disposed), ClosedError (the stream decoder was closed),
+ * WorkerError. A DisallowedSpecialTokenError also has `token`: the special token found.
  */
+export interface BytepairError extends Error {
+  token?: string;
+}
+
+/** Create a tokenizer; the runtime starts on the first call and is shared by every tokenizer of an assets URL. */
 export function createTokenizer(options?: CreateTokenizerOptions): Promise<Tokenizer>;
 
 /** Names of the bundled encodings (reads manifest.json only). */

@@ -11,10 +11,16 @@
 const IS_NODE = typeof process === "object" && typeof process.versions?.node === "string" && typeof window === "undefined";
 const DEFAULT_ASSETS = new URL("./", import.meta.url).href;
 
-function errorFrom({ name, message }) {
+/** An Error from the { name, message, token } that crosses from Python and from the worker. */
+function errorFrom({ name, message, token }) {
   const err = new Error(message);
   err.name = name;
+  if (token !== undefined && token !== null) err.token = token;
   return err;
+}
+
+function disposedError(encoding) {
+  return errorFrom({ name: "DisposedError", message: `this ${encoding} tokenizer was disposed; create a new one with createTokenizer()` });
 }
 
 /** Runs requests in a module Web Worker. */
@@ -152,6 +158,71 @@ export async function listEncodings(options = {}) {
   return Object.keys(JSON.parse(text).encodings);
 }
 
+/** A stream decoder's runtime handle, apart from the decoder object, so that it can still be
+ * closed once the decoder has been garbage collected. Opening never rejects unhandled: a failure
+ * to open is reported by the decoder's first write or flush. */
+class DecoderHandle {
+  constructor(tok) {
+    this.tok = tok;
+    this.closed = false;
+    this.id = tok.backend.request("streamOpen", { encoding: tok.encoding });
+    this.id.catch(() => {});
+    tok.decoders.add(this);
+  }
+
+  /** Release the decoder's state in the runtime (at most once). */
+  close() {
+    if (this.closed) return Promise.resolve();
+    this.closed = true;
+    this.tok.decoders.delete(this);
+    const { backend } = this.tok;
+    return this.id.then(
+      (handle) => (backend.closed ? undefined : backend.request("streamClose", { handle })),
+      () => undefined, // never opened: nothing to release
+    ).then(() => undefined);
+  }
+}
+
+/** Decoders dropped without close(): release their runtime state when they are collected. */
+const unclosedDecoders = new FinalizationRegistry((handle) => {
+  handle.close().catch(() => {}); // the runtime may be gone by now, and its decoders with it
+});
+
+/** Streaming decoder (see bytepair.d.ts): holds back incomplete UTF-8 between writes. */
+class StreamDecoder {
+  #handle;
+
+  constructor(tok) {
+    this.#handle = new DecoderHandle(tok);
+    unclosedDecoders.register(this, this.#handle, this.#handle);
+  }
+
+  async #open() {
+    const { tok, closed } = this.#handle;
+    if (tok.disposed) throw disposedError(tok.encoding);
+    if (closed) throw errorFrom({ name: "ClosedError", message: "this stream decoder was closed; create a new one with tok.decoder()" });
+    return this.#handle.id;
+  }
+
+  async write(ids) {
+    const handle = await this.#open();
+    return this.#handle.tok.backend.request("streamFeed", { handle, ids: typeof ids === "number" ? [ids] : ids });
+  }
+
+  async flush() {
+    const handle = await this.#open();
+    return this.#handle.tok.backend.request("streamFlush", { handle });
+  }
+
+  /** Release the decoder; closing twice is harmless. */
+  async close() {
+    const { tok } = this.#handle;
+    if (tok.disposed) throw disposedError(tok.encoding);
+    unclosedDecoders.unregister(this.#handle);
+    await this.#handle.close();
+  }
+}
+
 class Tokenizer {
   constructor(backend, info, onDispose) {
     this.backend = backend;
@@ -162,12 +233,11 @@ class Tokenizer {
     this.specialTokens = info.special_tokens;
     this.onDispose = onDispose;
     this.disposed = false;
+    this.decoders = new Set(); // DecoderHandles not closed yet
   }
 
   call(op, args, transfer) {
-    if (this.disposed) {
-      return Promise.reject(errorFrom({ name: "DisposedError", message: `this ${this.encoding} tokenizer was disposed; create a new one` }));
-    }
+    if (this.disposed) return Promise.reject(disposedError(this.encoding));
     return this.backend.request(op, { encoding: this.encoding, ...args }, transfer);
   }
 
@@ -207,24 +277,20 @@ class Tokenizer {
     return this.call("decodeTokenBytes", { ids });
   }
 
+  /** A streaming decoder; throws DisposedError at once if this tokenizer was disposed. */
   decoder() {
-    const handle = this.call("streamOpen", {});
-    const tok = this;
-    return {
-      async write(ids) {
-        return tok.call("streamFeed", { handle: await handle, ids: typeof ids === "number" ? [ids] : ids });
-      },
-      async flush() {
-        return tok.call("streamFlush", { handle: await handle });
-      },
-      async close() {
-        return tok.call("streamClose", { handle: await handle });
-      },
-    };
+    if (this.disposed) throw disposedError(this.encoding);
+    return new StreamDecoder(this);
+  }
+
+  /** Live objects and memory of the runtime (diagnostics: a leak shows as growth between two calls). */
+  memoryStats() {
+    return this.call("memoryStats", {});
   }
 
   dispose() {
     if (this.disposed) return;
+    for (const handle of this.decoders) handle.close().catch(() => {}); // before the runtime may stop
     this.disposed = true;
     this.onDispose();
   }

@@ -14,9 +14,11 @@ const IS_NODE = typeof process === "object" && typeof process.versions?.node ===
 const DATA_DIR = "/bytepair-data";
 
 export class BytepairError extends Error {
-  constructor(name, message) {
+  /** `token`: the special token a DisallowedSpecialTokenError is about (else undefined). */
+  constructor(name, message, token = undefined) {
     super(message);
     this.name = name;
+    if (token !== undefined && token !== null) this.token = token;
   }
 }
 
@@ -357,8 +359,10 @@ export class Runtime {
     const runtime = new Runtime(manifest, loader, timings, prefetched);
     runtime.pyodide = await loadPyodide(options);
     runtime.pyodide.FS.mkdirTree(DATA_DIR);
-    runtime.bridge = runtime.pyodide.pyimport("bytepair.web_bridge");
-    runtime.bridge.use_verified_data_dir(DATA_DIR); // ensureEncoding checks every file it writes there
+    const bridge = runtime.pyodide.pyimport("bytepair.web_bridge");
+    runtime.dispatch = bridge.dispatch.copy(); // one proxy, kept: looking it up per call would make one each time
+    bridge.destroy();
+    runtime.call("use_verified_data_dir", DATA_DIR); // ensureEncoding checks every file it writes there
     mark("started");
     return runtime;
   }
@@ -401,37 +405,38 @@ export class Runtime {
     return this.encodings.get(name);
   }
 
-  /** Call `bytepair.web_bridge.<fn>(...args)`; Python exceptions become BytepairError named after the class. */
+  /** Call `bytepair.web_bridge.<fn>(...args)` through its `dispatch`, which answers with plain data:
+   * the result converted to JavaScript values (dicts become objects, `array('I')` a Uint32Array with
+   * its own buffer, bytes a Uint8Array), or an error `{ name, message, token }` thrown here as a
+   * BytepairError. No Python object outlives the call. */
   call(fn, ...args) {
-    let result;
+    const answer = this.dispatch(fn, ...args);
+    let out;
     try {
-      result = this.bridge[fn](...args);
-    } catch (err) {
-      throw toJsError(err);
-    }
-    return result;
-  }
-
-  /** Copy an `array('I')` result out of wasm memory as a Uint32Array, and free the proxy. */
-  static takeUint32(proxy) {
-    const buffer = proxy.getBuffer("u32");
-    try {
-      return buffer.data.slice();
+      out = answer.toJs({ dict_converter: Object.fromEntries, create_pyproxies: false });
     } finally {
-      buffer.release();
-      proxy.destroy();
+      answer.destroy();
+    }
+    if (out.error) throw new BytepairError(out.error.name, out.error.message, out.error.token);
+    return out.value;
+  }
+
+  /** Wasm memory in bytes: it grows and never shrinks, so a leak shows here in the end. */
+  get wasmBytes() {
+    return this.pyodide._module.HEAP8.length;
+  }
+
+  /** Bytes malloc has handed out and not had back (Python's objects live there), from the C
+   * library's mallinfo(); null if this Pyodide does not export it. A leak shows here at once. */
+  get heapBytesInUse() {
+    const m = this.pyodide._module;
+    if (typeof m._mallinfo !== "function") return null;
+    const info = m._malloc(64); // struct mallinfo: ten 32-bit fields; uordblks (in use) is the 8th
+    try {
+      m._mallinfo(info);
+      return m.HEAPU32[(info >>> 2) + 7];
+    } finally {
+      m._free(info);
     }
   }
-}
-
-export function toJsError(err) {
-  if (err && err.constructor?.name === "PythonError" && typeof err.type === "string") {
-    const lines = String(err.message).trimEnd().split("\n");
-    // After the traceback comes "module.ClassName: message" (possibly several lines); keep the message.
-    const head = new RegExp(`^(?:[\\w.]+\\.)?${err.type}: `);
-    const start = lines.findIndex((line) => head.test(line));
-    const message = start >= 0 ? [lines[start].replace(head, ""), ...lines.slice(start + 1)].join("\n") : lines.at(-1);
-    return new BytepairError(err.type, message);
-  }
-  return err;
 }

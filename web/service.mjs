@@ -1,6 +1,6 @@
 // Executes tokenizer requests against the runtime: argument marshalling only. It runs inside the
-// Web Worker in browsers and in-process under Node; results are plain values or typed arrays that
-// can be transferred without copying.
+// Web Worker in browsers and in-process under Node; results are plain values or typed arrays (each
+// with a buffer of its own, copied out of wasm memory) that can be transferred without copying.
 import { BytepairError, Runtime } from "./runtime.mjs";
 
 /** Ids from JavaScript to the Python bridge: typed arrays travel as raw bytes plus their kind. */
@@ -16,6 +16,13 @@ function specialArg(value) {
   if (value === undefined || value === null || value === "all") return value ?? undefined;
   if (value instanceof Set) return Array.from(value);
   return value;
+}
+
+/** This realm's JavaScript heap in use: Node's count, or Chromium's (coarse unless it runs with
+ * --enable-precise-memory-info); null where neither exists. */
+function jsHeapBytes() {
+  if (typeof process === "object" && typeof process.memoryUsage === "function") return process.memoryUsage().heapUsed;
+  return globalThis.performance?.memory?.usedJSHeapSize ?? null;
 }
 
 export class TokenizerService {
@@ -44,14 +51,10 @@ export class TokenizerService {
         const t0 = performance.now();
         const info = rt.call("encoding_info", name);
         rt.timings[`build ${name}`] ??= performance.now() - t0;
-        try {
-          return { result: info.toJs({ dict_converter: Object.fromEntries }) };
-        } finally {
-          info.destroy();
-        }
+        return { result: info };
       }
       case "encode": {
-        const ids = Runtime.takeUint32(rt.call("encode", a.encoding, a.text, allowed, disallowed));
+        const ids = rt.call("encode", a.encoding, a.text, allowed, disallowed);
         return { result: ids, transfer: [ids.buffer] };
       }
       case "count":
@@ -59,44 +62,24 @@ export class TokenizerService {
       case "isWithinTokenLimit":
         return { result: rt.call("is_within_token_limit", a.encoding, a.text, a.limit, allowed, disallowed) };
       case "encodeWithOffsets": {
-        const triple = rt.call("encode_with_offsets", a.encoding, a.text, allowed, disallowed);
-        let parts;
-        try {
-          parts = [0, 1, 2].map((i) => Runtime.takeUint32(triple.get(i)));
-        } finally {
-          triple.destroy();
-        }
-        const [ids, starts, ends] = parts;
-        return { result: { ids, starts, ends }, transfer: parts.map((p) => p.buffer) };
+        const result = rt.call("encode_with_offsets", a.encoding, a.text, allowed, disallowed);
+        return { result, transfer: [result.ids.buffer, result.starts.buffer, result.ends.buffer] };
       }
       case "inspect": {
-        const tuple = rt.call("inspect", a.encoding, a.text, allowed, disallowed, a.maxTokens ?? 2000);
-        try {
-          const [ids, starts, ends, lengths] = [1, 2, 3, 4].map((i) => Runtime.takeUint32(tuple.get(i)));
-          const bytesProxy = tuple.get(5);
-          const bytes = bytesProxy.toJs();
-          bytesProxy.destroy();
-          const statsProxy = tuple.get(6);
-          const [utf16Length, codePoints, words, utf8Bytes] = statsProxy.toJs();
-          statsProxy.destroy();
-          const result = { count: tuple.get(0), ids, starts, ends, lengths, bytes, utf16Length, codePoints, words, utf8Bytes };
-          return { result, transfer: [ids.buffer, starts.buffer, ends.buffer, lengths.buffer, bytes.buffer] };
-        } finally {
-          tuple.destroy();
-        }
+        const r = rt.call("inspect", a.encoding, a.text, allowed, disallowed, a.maxTokens ?? 2000);
+        const result = {
+          count: r.count, ids: r.ids, starts: r.starts, ends: r.ends, lengths: r.lengths, bytes: r.bytes,
+          utf16Length: r.utf16_length, codePoints: r.code_points, words: r.words, utf8Bytes: r.utf8_bytes,
+        };
+        return { result, transfer: [r.ids.buffer, r.starts.buffer, r.ends.buffer, r.lengths.buffer, r.bytes.buffer] };
       }
       case "modelEncoding":
         return { result: rt.call("model_encoding", a.model) };
       case "decode":
         return { result: rt.call("decode", a.encoding, ...idsArg(a.ids), a.errors ?? "replace") };
       case "decodeTokenBytes": {
-        const list = rt.call("decode_token_bytes", a.encoding, ...idsArg(a.ids));
-        try {
-          const result = list.toJs().map((b) => (b instanceof Uint8Array ? b : new Uint8Array(b)));
-          return { result, transfer: result.map((b) => b.buffer) };
-        } finally {
-          list.destroy();
-        }
+        const result = rt.call("decode_token_bytes", a.encoding, ...idsArg(a.ids));
+        return { result, transfer: result.map((b) => b.buffer) };
       }
       case "streamOpen":
         return { result: rt.call("stream_open", a.encoding) };
@@ -106,8 +89,18 @@ export class TokenizerService {
         return { result: rt.call("stream_flush", a.handle) };
       case "streamClose":
         return { result: rt.call("stream_close", a.handle) };
+      case "memoryStats": {
+        const s = rt.call("memory_stats");
+        return {
+          result: {
+            wasmBytes: rt.wasmBytes, heapBytesInUse: rt.heapBytesInUse, openDecoders: s.open_decoders,
+            cachedBlocks: s.cached_blocks, cachedWordCounts: s.cached_word_counts, pythonObjects: s.python_objects,
+            jsHeapBytes: jsHeapBytes(),
+          },
+        };
+      }
       default:
-        throw new BytepairError("ValueError", `unknown operation ${op}`);
+        throw new BytepairError("InvalidInputError", `unknown operation ${op}`);
     }
   }
 }

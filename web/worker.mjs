@@ -1,6 +1,7 @@
 // Module Web Worker: hosts one Pyodide runtime for the page and answers requests by id, so the page
-// never blocks. Messages in: { id, op, args } (op "init" first). Out: { id, ok, result | error }
-// and { progress: { loaded, total } } while assets load. Large results are transferred, not copied.
+// never blocks. Messages in: { id, op, args } (op "init" first). Out: { id, ok, result | error } (an
+// error is { name, message, token }) and { progress: { loaded, total } } while assets load. Large
+// results are transferred, not copied.
 import { TokenizerService } from "./service.mjs";
 
 let service = null;
@@ -11,7 +12,7 @@ function reply(id, result, transfer = []) {
 
 function fail(id, err) {
   const name = err?.name && err.name !== "Error" ? err.name : "Error";
-  self.postMessage({ id, ok: false, error: { name, message: String(err?.message ?? err) } });
+  self.postMessage({ id, ok: false, error: { name, message: String(err?.message ?? err), token: err?.token } });
 }
 
 self.onmessage = async ({ data }) => {

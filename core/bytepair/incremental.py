@@ -43,19 +43,46 @@ class IncrementalEncoder:
         self.encoding = encoding
         self._cuttable = encoding.engine.cuttable
         self._blocks: dict[str, tuple[int, ...]] = {}
+        self._previous: dict[str, tuple[int, ...]] = {}  # the blocks of the version before (new_version)
         self._cached_chars = 0
         self._max_cached_chars = max_cached_chars
 
     def _block_ids(self, block: str) -> tuple[int, ...]:
         ids = self._blocks.get(block)
         if ids is None:
-            ids = tuple(chain.from_iterable(self.encoding.engine.piece_ids(block)))
+            ids = self._previous.get(block)
+            if ids is None:
+                ids = tuple(chain.from_iterable(self.encoding.engine.piece_ids(block)))
             if self._cached_chars + len(block) > self._max_cached_chars:
                 self._blocks.clear()
                 self._cached_chars = 0
             self._blocks[block] = ids
             self._cached_chars += len(block)
         return ids
+
+    def new_version(self) -> None:
+        """Say that the next calls encode a new version of one text (an editor's buffer after an edit).
+
+        From then on only the blocks of the version before and of the new one are kept: the cache
+        holds about two texts however long the editing goes on, instead of every block ever seen
+        (up to ``max_cached_chars``). Without calls to this method every block is kept until that
+        bound is reached.
+
+        >>> from bytepair import get_encoding
+        >>> inc = IncrementalEncoder(get_encoding("o200k_base"))
+        >>> for text in ["one.\\nTwo", "one.\\nThree", "one.\\nFour"]:
+        ...     inc.new_version()
+        ...     n = inc.count(text)
+        >>> inc.cached_blocks()
+        3
+        """
+        self._previous = self._blocks
+        self._blocks = {}
+        self._cached_chars = 0
+
+    def cached_blocks(self) -> int:
+        """How many blocks' ids are kept (for memory checks)."""
+        return len(self._blocks) + len(self._previous.keys() - self._blocks.keys())
 
     def _ordinary(self, text: str) -> Iterator[tuple[int, ...]]:
         if not self._cuttable:
