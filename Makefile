@@ -116,6 +116,7 @@ run: $(STAMP)
 # Each script rewrites only its own section of docs/PERFORMANCE.md (native, then browser).
 bench: $(STAMP) site chromium hf-data
 	$(PY) bench/bench_encode.py
+	$(PY) bench/bench_tokenizer_json.py
 	$(PY) bench/bench_web.py
 
 # Maintainers only: regenerate committed data (needs the npm registry / unicodedata2).
