@@ -121,6 +121,7 @@ run: $(STAMP)
 # Each script rewrites only its own section of docs/PERFORMANCE.md (native, then browser).
 bench: $(STAMP) site chromium hf-data
 	$(PY) bench/bench_encode.py
+	$(PY) bench/bench_tokenizer_json.py
 	$(PY) bench/bench_web.py
 	$(PY) bench/bench_reliability.py
 
