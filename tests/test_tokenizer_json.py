@@ -301,3 +301,16 @@ def test_openai_encoding_is_one_configuration_of_the_engine(name: str, encoding:
     assert tok.decode(tok.encode(sample).ids, skip_special_tokens=False) == sample
     with pytest.raises(UnsupportedTokenizerError, match=".tiktoken"):
         tok.to_str()
+
+
+def test_fields_are_built_on_first_read_and_agree_with_ids() -> None:
+    ref, ours = pair_of("llama3")
+    text = "Lazy fields: tokens, offsets, masks 🫠"
+    encoded = ours.encode(text, "and a pair")
+    assert "tokens" not in vars(encoded)  # only ids so far
+    assert_same(ref.encode(text, "and a pair"), encoded, "lazy")
+    changed = Tokenizer.from_file(hf_folder("gpt2") / "tokenizer.json")
+    early = changed.encode("hello world")
+    changed.add_tokens(["hello world"])
+    with pytest.raises(bytepair.InvalidInputError, match="changed"):
+        early.tokens

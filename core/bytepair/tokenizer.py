@@ -21,8 +21,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from .added_tokens import AddedToken, AddedVocabulary
@@ -43,22 +42,46 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["Encoded", "Tokenizer"]
 
 
-@dataclass
-class Encoded:
-    """What ``Tokenizer.encode`` returns, with HF ``Encoding``'s attribute names."""
+_LAZY_FIELDS = ("tokens", "offsets", "type_ids", "attention_mask", "special_tokens_mask", "word_ids", "sequence_ids",
+                "overflowing")
 
-    ids: list[int] = field(default_factory=list)
-    tokens: list[str] = field(default_factory=list)
-    offsets: list[tuple[int, int]] = field(default_factory=list)
-    type_ids: list[int] = field(default_factory=list)
-    attention_mask: list[int] = field(default_factory=list)
-    special_tokens_mask: list[int] = field(default_factory=list)
-    word_ids: list[int | None] = field(default_factory=list)
-    sequence_ids: list[int | None] = field(default_factory=list)
-    overflowing: list[Encoded] = field(default_factory=list)
+
+class Encoded:
+    """What ``Tokenizer.encode`` returns, with HF ``Encoding``'s attribute names.
+
+    ``ids`` are computed at once, through the engine's fast path; the other fields (tokens, offsets,
+    masks, word ids) are built the first time one of them is read, so code that only wants ids never
+    pays for them.
+    """
+
+    def __init__(self, ids: list[int], fields: dict[str, Any] | None = None,
+                 build: Callable[[], Encoded] | None = None) -> None:
+        self.ids = ids
+        self._build = build
+        if fields is not None:
+            self.__dict__.update(fields)
+
+    def __getattr__(self, name: str) -> Any:
+        # Only called for attributes not set yet: the lazy fields.
+        build = self.__dict__.get("_build")
+        if name in _LAZY_FIELDS and build is not None:
+            full = build()
+            self._build = None
+            if full.ids != self.ids:
+                raise InvalidInputError(
+                    "the tokenizer was changed (tokens added, truncation or padding set) between encode() and reading "
+                    f"this result's {name}; read the fields you need before changing the tokenizer"
+                )
+            for field_name in _LAZY_FIELDS:
+                self.__dict__[field_name] = full.__dict__[field_name]
+            return self.__dict__[name]
+        raise AttributeError(name)
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    def __repr__(self) -> str:
+        return f"Encoded(num_tokens={len(self.ids)}, ids={self.ids[:8]}{'...' if len(self.ids) > 8 else ''})"
 
     @property
     def words(self) -> list[int | None]:
@@ -70,8 +93,11 @@ class Encoded:
 
     @classmethod
     def _from(cls, seq: Piecewise) -> Encoded:
-        return cls(list(seq.ids), list(seq.tokens), list(seq.offsets), list(seq.type_ids), [1] * len(seq.ids),
-                   list(seq.special_tokens_mask), list(seq.word_ids), list(seq.sequence_ids))
+        return cls(list(seq.ids), {
+            "tokens": list(seq.tokens), "offsets": list(seq.offsets), "type_ids": list(seq.type_ids),
+            "attention_mask": [1] * len(seq.ids), "special_tokens_mask": list(seq.special_tokens_mask),
+            "word_ids": list(seq.word_ids), "sequence_ids": list(seq.sequence_ids), "overflowing": [],
+        })
 
     def pad(self, length: int, *, direction: str = "right", pad_id: int = 0, pad_type_id: int = 0,
             pad_token: str = "[PAD]") -> None:
@@ -365,12 +391,25 @@ class Tokenizer:
         require_str(sequence, "sequence")
         if pair is not None:
             require_str(pair, "pair")
+        if self._truncation is None and self._padding is None:
+            # Ids by the fast path (the post-processor needs only ids to add its special tokens);
+            # everything else is built if and when it is read.
+            first_ids = Piecewise(ids=[i for ids in self._ids(sequence) for i in ids])
+            second_ids = None if pair is None else Piecewise(ids=[i for ids in self._ids(pair) for i in ids])
+            ids = self._processor().process(first_ids, second_ids, add_special_tokens).ids
+            return Encoded(ids, build=lambda: self._encode_full(sequence, pair, add_special_tokens, pad=False))
+        return self._encode_full(sequence, pair, add_special_tokens, pad=self._padding is not None)
+
+    def _encode_full(self, sequence: str, pair: str | None, add_special_tokens: bool, *, pad: bool) -> Encoded:
         first = self._encode_sequence(sequence, 0)
         second = None if pair is None else self._encode_sequence(pair, 1)
         encoded = self._post_process(first, second, add_special_tokens)
-        if self._padding is not None:
+        if pad:
             self._pad([encoded])
         return encoded
+
+    def _processor(self) -> PostProcessor:
+        return self.post_processor if self.post_processor is not None else PostProcessor()
 
     def encode_batch(self, inputs: Sequence[str | tuple[str, str] | list[str]], is_pretokenized: bool = False,
                      add_special_tokens: bool = True) -> list[Encoded]:
@@ -534,11 +573,7 @@ class Tokenizer:
         overflow_second: list[Piecewise] = []
         if self._truncation is not None:
             first, second, overflow_first, overflow_second = self._truncate(first, second, add_special_tokens)
-        processor = self.post_processor
-        if processor is None:
-            from .post_processors import PostProcessor as _Default
-
-            processor = _Default()
+        processor = self._processor()
         encoded = Encoded._from(processor.process(first, second, add_special_tokens))
         for extra in overflow_first:
             encoded.overflowing.append(Encoded._from(processor.process(extra, second, add_special_tokens)))
