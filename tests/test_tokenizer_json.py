@@ -314,3 +314,25 @@ def test_fields_are_built_on_first_read_and_agree_with_ids() -> None:
     changed.add_tokens(["hello world"])
     with pytest.raises(bytepair.InvalidInputError, match="changed"):
         early.tokens
+
+
+@pytest.mark.parametrize("name", HF_NAMES)
+def test_packed_form_loads_to_the_same_tokenizer(name: str) -> None:
+    from bytepair.formats.packed_tokenizer import load_packed_tokenizer, pack_tokenizer_json, unpack_to_json
+
+    text = (hf_folder(name) / "tokenizer.json").read_text(encoding="utf-8")
+    packed = pack_tokenizer_json(text)
+    ref, ours = pair_of(name)
+    again = load_packed_tokenizer(packed)
+    assert Tokenizer.from_buffer(ours.to_packed()).encode("x <|endoftext|> y").ids == ours.encode("x <|endoftext|> y").ids
+    sample = corpus_texts()["mixed"][:4000] + " <|endoftext|> 🫠"
+    assert again.encode(sample).ids == ours.encode(sample).ids == ref.encode(sample).ids
+    back = json.loads(unpack_to_json(packed))
+    original = json.loads(text)
+    assert back["model"]["vocab"] == original["model"]["vocab"] and back["model"]["merges"] == original["model"]["merges"]
+    assert {k: v for k, v in back.items() if k != "model"} == {k: v for k, v in original.items() if k != "model"}
+    assert len(packed) < len(text.encode()) // 2
+    damaged = bytearray(packed)
+    damaged[-20] ^= 0xFF
+    with pytest.raises(bytepair.VocabFormatError):
+        load_packed_tokenizer(bytes(damaged))

@@ -19,7 +19,7 @@ those characters' ids, which is the same thing without building the visible stri
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from operator import add
+from operator import add, itemgetter
 from random import Random
 
 from .byte_unicode import BYTE_TO_UNICODE
@@ -46,9 +46,12 @@ class BPEModel:
         dropout: float | None = None,
         byte_level: bool = False,
         where: str = "model",
+        merge_ids: tuple[list[tuple[int, int]], list[int]] | None = None,
     ) -> None:
         """``byte_level``: pieces are seen as their UTF-8 bytes in GPT-2's visible form (set when the
-        pre-tokenizer holds a ByteLevel step). ``where`` names the JSON path in error messages."""
+        pre-tokenizer holds a ByteLevel step). ``where`` names the JSON path in error messages.
+        ``merge_ids``: the merges' ``(left, right)`` ids and merged ids, already known (a packed
+        tokenizer, ``formats/packed_tokenizer.py``), so they are not looked up again."""
         self.vocab = dict(vocab)
         self.unk_token = unk_token
         self.fuse_unk = fuse_unk
@@ -71,15 +74,24 @@ class BPEModel:
                     )
                 seen[token_id] = token
         width = max(self._id_to_token, default=0) + 1
+        if merge_ids is not None:
+            self.table = MergeTable(merge_ids[0], merge_ids[1], width=width)
+        else:
+            self.table = self._merge_table(width, where)
+        self._finish_init(unk_token, byte_fallback, byte_level, width, where)
+
+    def _merge_table(self, width: int, where: str) -> MergeTable:
         prefix = self.continuing_subword_prefix
-        lefts, rights = (list(side) for side in zip(*self.merges)) if self.merges else ([], [])
+        lefts, rights = list(map(itemgetter(0), self.merges)), list(map(itemgetter(1), self.merges))
         bodies = [r[len(prefix):] if r.startswith(prefix) else r for r in rights] if prefix else rights
         get = self.vocab.get
         left_ids, right_ids = list(map(get, lefts)), list(map(get, rights))
         merged = list(map(get, map(add, lefts, bodies)))
         if None in merged or None in left_ids or None in right_ids:
             _raise_bad_merge(self.merges, left_ids, right_ids, merged, where)
-        self.table = MergeTable(zip(left_ids, right_ids), merged, width=width)
+        return MergeTable(zip(left_ids, right_ids), merged, width=width)
+
+    def _finish_init(self, unk_token: str | None, byte_fallback: bool, byte_level: bool, width: int, where: str) -> None:
         self._unk_id = self.vocab.get(unk_token) if unk_token is not None else None
         if unk_token is not None and self._unk_id is None:
             raise VocabFormatError(f"{where}.unk_token {unk_token!r} is not in {where}.vocab")

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from heapq import heapify, heappop, heappush
 from itertools import repeat
-from operator import add, mul
+from operator import add, itemgetter, mul
 from random import Random
 
 __all__ = ["MergeTable", "pair_merge", "reference_pair_merge"]
@@ -40,7 +40,7 @@ class MergeTable:
         A pair listed twice keeps its first (lowest) rank, as HF does."""
         self.width = width
         pairs = list(pairs)
-        lefts, rights = ([p[0] for p in pairs], [p[1] for p in pairs]) if pairs else ([], [])
+        lefts, rights = list(map(itemgetter(0), pairs)), list(map(itemgetter(1), pairs))
         keys = list(map(add, map(mul, lefts, repeat(width)), rights))
         values = list(map(add, map(mul, range(len(keys)), repeat(width)), merged_ids))
         # Built from the last merge to the first, so that a pair listed twice keeps its first rank.

@@ -218,13 +218,29 @@ class Tokenizer:
                 data = f.read()
         except OSError as exc:
             raise VocabFormatError(f"cannot read {os.fspath(path)!r}: {exc.strerror or exc}") from None
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise VocabFormatError(f"{os.fspath(path)}: not UTF-8 JSON (bad byte at offset {exc.start})") from None
-        from .formats.hf_json import tokenizer_from_json
+        return cls.from_buffer(data, origin=os.fspath(path))
 
-        return tokenizer_from_json(text, origin=os.fspath(path))
+    @classmethod
+    def from_buffer(cls, data: bytes, *, origin: str = "tokenizer.json") -> Tokenizer:
+        """Build from the bytes of a ``tokenizer.json``, or of its packed form (``to_packed``)."""
+        from .formats.hf_json import tokenizer_from_json
+        from .formats.packed_tokenizer import MAGIC, load_packed_tokenizer
+
+        if bytes(data[: len(MAGIC)]) == MAGIC:
+            tok: Tokenizer = load_packed_tokenizer(bytes(data), origin=origin)
+            return tok
+        try:
+            text = bytes(data).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise VocabFormatError(f"{origin}: not UTF-8 JSON (bad byte at offset {exc.start})") from None
+        return tokenizer_from_json(text, origin=origin)
+
+    def to_packed(self) -> bytes:
+        """The compact form of this tokenizer (``formats/packed_tokenizer.py``): a third of the JSON's
+        size or less, loaded two to three times faster; ``from_buffer``/``from_file`` read it."""
+        from .formats.packed_tokenizer import pack_tokenizer_json
+
+        return pack_tokenizer_json(self.to_str())
 
     @classmethod
     def from_pretrained(cls, identifier: str | os.PathLike[str], **_: Any) -> Tokenizer:

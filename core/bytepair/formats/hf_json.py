@@ -33,8 +33,10 @@ MAX_JSON_BYTES = 1 << 29
 SUPPORTED_MODELS = ("BPE",)
 
 
-def tokenizer_from_json(text: str | dict[str, Any], *, origin: str = "tokenizer.json") -> Tokenizer:
-    """Build a :class:`Tokenizer` from a ``tokenizer.json`` text (or its parsed object)."""
+def tokenizer_from_json(text: str | dict[str, Any], *, origin: str = "tokenizer.json", model_parts: Any = None) -> Tokenizer:
+    """Build a :class:`Tokenizer` from a ``tokenizer.json`` text (or its parsed object).
+
+    ``model_parts``: ``(vocab, merges, merge ids)`` given apart from the JSON (a packed tokenizer)."""
     data = _parse(text, origin) if isinstance(text, str) else text
     if not isinstance(data, dict):
         raise VocabFormatError(f"{origin}: the top level must be a JSON object, not {type(data).__name__}")
@@ -42,7 +44,7 @@ def tokenizer_from_json(text: str | dict[str, Any], *, origin: str = "tokenizer.
     if not isinstance(model_json, dict):
         raise VocabFormatError(f"{origin}: \"model\" is missing or not an object; is this a tokenizer.json?")
     pre_tokenizer = pre_tokenizer_from_json(data.get("pre_tokenizer"))
-    model = _model(model_json, origin, byte_level=bool(pre_tokenizer and pre_tokenizer.byte_level))
+    model = _model(model_json, origin, byte_level=bool(pre_tokenizer and pre_tokenizer.byte_level), parts=model_parts)
     added = _added_tokens(data.get("added_tokens", []), model, origin)
     tok = Tokenizer(
         model,
@@ -69,18 +71,17 @@ def _parse(text: str, origin: str) -> Any:
         raise VocabFormatError(f"{origin}: JSON nested too deeply to be a tokenizer.json") from None
 
 
-def _model(obj: dict[str, Any], origin: str, *, byte_level: bool) -> BPEModel:
+def _model(obj: dict[str, Any], origin: str, *, byte_level: bool, parts: Any = None) -> BPEModel:
     kind = obj.get("type", "BPE" if "merges" in obj else None)
     if kind not in SUPPORTED_MODELS:
         raise UnsupportedTokenizerError(
             f"{origin}: model.type is {kind!r}; bytepair supports {', '.join(SUPPORTED_MODELS)} models "
             "(WordPiece, Unigram and WordLevel are not supported yet)"
         )
-    vocab = obj.get("vocab")
-    if not isinstance(vocab, dict) or not all(isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) and v >= 0
-                                               for k, v in vocab.items()):
+    vocab, merge_ids = (parts[0], parts[2]) if parts is not None else (obj.get("vocab"), None)
+    if parts is None and (not isinstance(vocab, dict) or min(map(_id_or_minus_one, vocab.values()), default=0) < 0):
         raise VocabFormatError(f"{origin}: model.vocab must be an object of token -> non-negative integer id")
-    merges = _merges(obj.get("merges", []), origin)
+    merges = parts[1] if parts is not None else _merges(obj.get("merges", []), origin)
     dropout = obj.get("dropout")
     if dropout is not None and not (isinstance(dropout, (int, float)) and 0.0 <= dropout <= 1.0):
         raise VocabFormatError(f"{origin}: model.dropout must be null or a number in [0, 1], not {dropout!r}")
@@ -97,9 +98,14 @@ def _model(obj: dict[str, Any], origin: str, *, byte_level: bool) -> BPEModel:
             dropout=dropout,
             byte_level=byte_level,
             where=f"{origin}: model",
+            merge_ids=merge_ids,
         )
     except VocabFormatError:
         raise
+
+
+def _id_or_minus_one(value: Any) -> int:
+    return value if type(value) is int and value >= 0 else -1
 
 
 def _merges(merges: Any, origin: str) -> list[tuple[str, str]] | list[list[str]]:
