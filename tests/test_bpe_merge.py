@@ -82,3 +82,10 @@ def test_cache_is_bounded() -> None:
         cache[f"w{i}"]
     assert len(cache) <= 100
     assert cache["hello"] == (RANKS[b"hello"],)
+
+
+def test_heap_merge_with_a_two_byte_token_of_rank_zero() -> None:
+    """The heap's start-up reads two-byte ranks from a table: rank 0 must count as a rank."""
+    ranks = {b"ab": 0, **{bytes((b,)): b + 1 for b in range(256)}, b"abab": 257}
+    piece = b"ab" * 40 + b"c"
+    assert _merge_long(piece, ranks) == reference_merge(piece, ranks)
