@@ -149,7 +149,8 @@ SEMANTICS = [
     (r"a?+", "aaab"), (r"a*+a", "aaab"), (r"a++b", "aaab"), (r"[ab]++", "abba c"),  # possessive
     (r"a{1,3}+", "a" * 8 + "b"), (r"a{2,3}+", "a" * 8 + "b"), (r"a{2}+", "a" * 7 + "b"),  # (?:a{n,m})+
     (r"a{0,3}+", "a" * 7 + "b"), (r"a{2,}+", "a" * 7 + "b"), (r"(?:ab){2}+", "ab" * 5), (r"\p{N}{3}+", "1234567 89"),
-    (r"a{,3}", "a" * 7), (r"a{2,3}?", "a" * 7), (r"\p{N}{1,3}", "12345 ٣٤٥٦"),
+    (r"a{,3}", "a" * 7), (r"a{2,3}?", "a" * 7), (r"\p{N}{1,3}", "12345 ٣٤٥٦"), (r"x{2}+?", "x" * 5),
+    (r"a{2}?", "aaaaab"), (r"a{2}?b", "ab aab b"), (r"(?:ab){2}?c", "c abc ababc"), (r"a{2}??b", "ab aab"),
     (r"a(?=b)", "aabab"), (r"a(?!b)", "aabab"), (r"(?<=b)a", "aabab"), (r"(?<!b)a", "aabab"),
     (r"\s+(?!\S)|\s+", "a   b  \n\n c "),
     (r"a*", "baabxa"), (r"x*", "ab"), (r"(?=b)", "abab"), (r"(?:x|)", "axb"),  # empty matches cut the text

@@ -15,7 +15,7 @@ Python's reading of the syntax differs from Rust's are rewritten:
 
 * ``^`` and ``$`` are the start and end of a *line* (after / before any ``\\n``, or the text's
   ends); ``\\Z`` also matches before a final ``\\n``; ``{n,m}+`` is not possessive but a repetition
-  of the repetition, ``(?:X{n,m})+``.
+  of the repetition, ``(?:X{n,m})+``, and ``{n}?`` is not lazy but optional, ``(?:X{n})?``.
 * ``(?i:...)`` folds as Oniguruma does, not as ``re`` does: a literal ASCII letter matches its two
   cases plus U+212A KELVIN SIGN for k and U+017F LONG S for s (never the Turkish I forms that ``re``
   adds); a bracket class is closed under those folds before any ``^`` negates it; a bare ``\\p{..}``
@@ -264,10 +264,12 @@ class _Translator:
             raise self.fail("unterminated repetition")
         bounds = self.src[self.pos : end + 1]
         self.pos = end + 1
-        if self.onig and self.peek() == "+":
-            # Oniguruma: X{n,m}+ is (?:X{n,m})+, a repetition of the repetition, not possessive.
+        suffix = self.peek()
+        if self.onig and (suffix == "+" or (suffix == "?" and "," not in bounds)):
+            # Oniguruma (Ruby syntax): X{n,m}+ is (?:X{n,m})+, a repetition of the repetition, not
+            # possessive; X{n}? is (?:X{n})?, optional, not lazy (X{n,m}? is lazy as in re).
             self.pos += 1
-            self.out[self.atom :] = ["(?:", *self.out[self.atom :], bounds, ")+"]
+            self.out[self.atom :] = ["(?:", *self.out[self.atom :], bounds, ")" + suffix]
             return
         self.out.append(bounds)
 
