@@ -22,7 +22,7 @@ UTF-8 bytes directly (``bpe_model.py``).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from .component_json import build
@@ -130,12 +130,23 @@ class Split(PreTokenizer):
 
     def _match_spans(self, text: str) -> Iterable[tuple[int, int]]:
         if self._pretokenizer is not None:
-            return (span for span in self._pretokenizer.spans(text) if span[1] > span[0])
+            return self._regex_spans(text)
         found, pos, n = [], 0, len(self.pattern)
         while (i := text.find(self.pattern, pos)) >= 0:
             found.append((i, i + n))
             pos = i + n
         return found
+
+    def _regex_spans(self, text: str) -> Iterator[tuple[int, int]]:
+        """The matches as Oniguruma finds them: an empty match cuts the text too (HF keeps it), but
+        not one right where the previous match ended (``re`` reports that one; Oniguruma skips it)."""
+        assert self._pretokenizer is not None
+        previous_end = -1
+        for start, end in self._pretokenizer.spans(text):
+            if start == end == previous_end:
+                continue
+            previous_end = end
+            yield start, end
 
     def _cuts(self, text: str) -> list[tuple[int, int]]:
         marked: list[tuple[int, int, bool]] = []
