@@ -316,9 +316,9 @@ class StreamDecoder {
 class Tokenizer {
   constructor(backend, info, onDispose) {
     this.backend = backend;
-    this.key = info.key; // what the runtime knows it by: the encoding's name, or a loaded tokenizer.json's key
+    this.key = info.key ?? info.name; // what the runtime knows it by: the encoding's name, or a tokenizer.json's key
     this.info = Object.freeze({
-      family: info.family,
+      family: info.family ?? "openai",
       name: info.name,
       vocabSize: info.n_vocab,
       specialTokens: Object.freeze([...info.special_tokens]),

@@ -422,9 +422,7 @@ def encoding_info(name: str) -> dict[str, Any]:
         return face.info()
     enc: Encoding = face
     specials = enc.special_tokens_set
-    return {
-        "family": "openai",
-        "key": enc.name,
+    return {  # no "family" (JavaScript reads its absence as "openai") and no "key" (it is the name)
         "name": enc.name,
         "n_vocab": enc.n_vocab,
         "max_token_value": enc.max_token_value,
@@ -542,7 +540,7 @@ def _line_cut(text: str, at: int) -> int:
     """The first index at or after ``at`` that follows a line break and holds a non-space character
     (``len(text)`` if there is none).
 
-    >>> _line_cut("ab\n  c\nd", 1)
+    >>> _line_cut("ab\\n  c\\nd", 1)
     7
     """
     match = _LINE_START.search(text, at)
