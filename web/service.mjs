@@ -55,7 +55,8 @@ export class TokenizerService {
           const t0 = performance.now();
           const info = rt.call("load_tokenizer_json", data, a.tokenizer ?? a.name);
           rt.timings[`build ${info.name}`] ??= performance.now() - t0;
-          return { result: info };
+          // The same file opened under two names is loaded once; each tokenizer keeps its own name.
+          return { result: { ...info, name: a.tokenizer ?? a.name ?? info.name } };
         }
         const name = a.model !== undefined ? rt.call("model_encoding", a.model) : a.encoding;
         await rt.ensureEncoding(name);

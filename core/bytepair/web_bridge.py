@@ -378,7 +378,7 @@ def load_tokenizer_json(data: Any, name: Any = None) -> dict[str, Any]:
     The key is made from the file's sha256: loading the same file again shares the loaded one (until
     each load is matched by an :func:`unload_tokenizer`)."""
     label = name if isinstance(name, str) and name else "tokenizer.json"
-    raw = data.to_bytes() if hasattr(data, "to_bytes") else data
+    raw = data.to_bytes() if hasattr(data, "to_bytes") and not isinstance(data, int) else data  # a JS Uint8Array
     if isinstance(raw, (bytes, bytearray, memoryview)):
         raw = bytes(raw)
         if raw[:2] == b"\x1f\x8b":
