@@ -56,6 +56,7 @@ from .registry import (
     list_encoding_names,
     use_data_dir,
 )
+from .text_input import require_str
 from .tokenizer import Tokenizer
 
 __all__ = [
@@ -440,6 +441,7 @@ def count(name: str, text: str, allowed: Any = None, disallowed: Any = None) -> 
 
 
 def is_within_token_limit(name: str, text: str, limit: int, allowed: Any = None, disallowed: Any = None) -> int | bool:
+    require_str(text)  # JavaScript passes one string (Encoding also takes an iterable of chunks)
     return _face(name).is_within_token_limit(text, limit, **_policy(allowed, disallowed))
 
 
