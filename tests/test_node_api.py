@@ -130,3 +130,19 @@ def test_node_cli_errors(node: str, tmp_path: Path) -> None:
     assert result.returncode == 2 and "known encodings" in result.stderr
     result = subprocess.run([node, "web/cli.mjs", "frobnicate"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 2
+
+
+def test_node_cli_tokenizer_json(node: str, tmp_path: Path) -> None:
+    path = tmp_path / "input.txt"
+    text = "Hello <|begin_of_text|> 🫠 " + corpus_texts()["ja"][:500]
+    path.write_text(text, encoding="utf-8")
+    llama3 = bytepair.Tokenizer.from_file(hf_folder("llama3") / "tokenizer.json")
+    result = subprocess.run([node, "web/cli.mjs", "count", str(path), "--tokenizer", "llama3"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert (result.returncode, result.stdout) == (0, f"{llama3.count(text)}\n"), result.stderr[-2000:]
+    gpt2 = hf_folder("gpt2") / "tokenizer.json"
+    result = subprocess.run([node, "web/cli.mjs", "encode", str(path), "--tokenizer-json", str(gpt2)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert json.loads(result.stdout) == bytepair.Tokenizer.from_file(gpt2).encode(text, add_special_tokens=False).ids
+    result = subprocess.run([node, "web/cli.mjs", "count", str(path), "-t", "llama9"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 2 and "prepared tokenizers: llama3" in result.stderr
+    result = subprocess.run([node, "web/cli.mjs", "count", str(path), "--tokenizer-json", str(path)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 1 and "not valid JSON" in result.stderr
