@@ -9,6 +9,10 @@
 //                   (unchecked-hash pycs: no compile and no source check at import) and without the
 //                   rank data, which is served per encoding:
 //   encodings/      the packed rank files (*.bpr), fetched only for the encodings a page uses
+//   tokenizers/     open-model tokenizers (Llama 3, Qwen 2.5 and 3, DeepSeek V3, GPT-2) as
+//                   <name>.json.gz: the model's tokenizer.json (fetched, sha256-pinned, by
+//                   build/fetch_hf_tokenizers.py), without its indentation, gzip'd at level 9; fetched
+//                   only when a page opens that tokenizer (createTokenizer({ tokenizer: name }))
 //   snapshot.bin.gz a Pyodide memory snapshot taken after importing bytepair and compiling every
 //                   bundled pattern, so a page skips Python's start-up and our imports
 //   *.mjs, *.d.ts   the JavaScript API (web/)
@@ -21,9 +25,10 @@
 // (see README, "Browser bundle").
 
 import { createHash } from "node:crypto";
-import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { spawnSync } from "node:child_process";
 import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
 
@@ -45,6 +50,31 @@ const RUNTIME = {
 };
 const LOCK = "pyodide-lock.json";
 const WEB_FILES = ["bytepair.mjs", "runtime.mjs", "service.mjs", "worker.mjs", "bytepair.d.ts"];
+// Open-model tokenizers prepared for createTokenizer({ tokenizer }) and the playground: name -> label.
+const TOKENIZERS = { llama3: "Llama 3", qwen2_5: "Qwen 2.5", qwen3: "Qwen 3", deepseek_v3: "DeepSeek V3", gpt2: "GPT-2" };
+
+/** Fetch (or find in build/cache/hf) each tokenizer.json, sha256-checked by build/fetch_hf_tokenizers.py,
+ * and write it compact: re-serialised without whitespace (the same JSON value) and gzip'd. */
+function prepareTokenizers(outDir) {
+  const venv = join(ROOT, ".venv", "bin", "python");
+  const python = process.env.PYTHON_FOR_BUILD ?? (existsSync(venv) ? venv : "python3");
+  const names = Object.keys(TOKENIZERS);
+  const fetched = spawnSync(python, [join(ROOT, "build", "fetch_hf_tokenizers.py"), ...names], { encoding: "utf8" });
+  if (fetched.status !== 0) {
+    throw new Error(`build/fetch_hf_tokenizers.py ${names.join(" ")} failed (it fetches them with npm): ${fetched.stderr || fetched.error}`);
+  }
+  const folders = fetched.stdout.trim().split("\n");
+  mkdirSync(join(outDir, "tokenizers"), { recursive: true });
+  const out = {};
+  names.forEach((name, i) => {
+    const source = readFileSync(join(folders[i], "tokenizer.json"));
+    const compact = gzipSync(JSON.stringify(JSON.parse(source.toString("utf8"))), { level: 9 });
+    const file = `tokenizers/${name}.json.gz`;
+    writeFileSync(join(outDir, file), compact);
+    out[name] = { file, label: TOKENIZERS[name], source_sha256: sha256(source), source_size: source.length };
+  });
+  return out;
+}
 
 // Python run inside Pyodide: re-pack the wheel with pycs compiled by this very interpreter.
 const REPACK = `
@@ -164,6 +194,7 @@ json.dumps({"version": __version__, "unicode": UNICODE_VERSION,
             "encodings": {n: s.ranks_file for n, s in ENCODING_SPECS.items()}})`);
   const { version, unicode, encodings } = JSON.parse(specs);
   writeFileSync(join(OUT, SNAPSHOT), await makeSnapshot(loadPyodide, wheelOut));
+  const tokenizers = prepareTokenizers(OUT);
 
   const files = {};
   const walk = (dir) => {
@@ -187,10 +218,13 @@ json.dumps({"version": __version__, "unicode": UNICODE_VERSION,
     wheel: wheelName,
     snapshot: SNAPSHOT,
     encodings: Object.fromEntries(Object.entries(encodings).map(([n, f]) => [n, { file: `encodings/${f}.bpr` }])),
+    tokenizers,
     files,
   };
   writeFileSync(join(OUT, "manifest.json"), JSON.stringify(manifest, null, 1) + "\n");
   const total = Object.values(files).reduce((n, f) => n + f.size, 0);
+  const gz = Object.values(tokenizers).map((t) => files[t.file].size).reduce((a, b) => a + b, 0);
+  console.log(`dist/tokenizers/: ${Object.keys(tokenizers).length} tokenizer.json files, ${(gz / 1e6).toFixed(1)} MB gzip'd`);
   console.log(`dist/: ${Object.keys(files).length} files, ${(total / 1e6).toFixed(1)} MB; wheel ${statSync(join(OUT, wheelName)).size} bytes (pyc for Python ${pythonVersion})`);
 }
 

@@ -1,10 +1,14 @@
 // The playground page: DOM and URL glue around bytepair's JavaScript API. Every token, count, offset
 // and error comes from the Python core (bytepair.mjs runs it in a Web Worker); this file only shows
-// them and keeps the page state in the URL.
-import { createTokenizer, listEncodings } from "./bytepair/bytepair.mjs";
+// them and keeps the page state in the URL. One picker holds both families: the OpenAI encodings and
+// the open-model tokenizers prepared in the bundle (each fetched only when picked), and any other
+// tokenizer.json opened from a file (read in the page; its content never goes into the link).
+import { createTokenizer, listEncodings, listTokenizers } from "./bytepair/bytepair.mjs";
 
 const ASSETS = new URL("./bytepair/", import.meta.url).href;
 const DEFAULT_ENCODING = "o200k_base";
+// Names shown for the prepared open-model tokenizers (others show their own name).
+const LABELS = { llama3: "Llama 3", qwen2_5: "Qwen 2.5", qwen3: "Qwen 3", deepseek_v3: "DeepSeek V3", gpt2: "GPT-2" };
 const PAGE_TOKENS = 2000; // tokens rendered at a time; counts always cover the whole text
 const URL_TEXT_LIMIT = 150_000; // characters of (compressed, base64) text kept in the link
 // Browsers take seconds to lay out a textarea holding megabytes (about 1.5 s per MB here), freezing
@@ -35,6 +39,7 @@ const $ = (id) => document.getElementById(id);
 const els = {
   loading: $("loading"), progress: $("load-progress"), loadDetail: $("load-detail"),
   encoding: $("encoding"), model: $("model"), modelNote: $("model-note"), compare: $("compare"),
+  openFile: $("open-file"), file: $("file"), fileNote: $("file-note"), specialNote: $("special-note"), drop: $("drop"),
   text: $("text"), stateNote: $("state-note"),
   count: $("token-count"), chars: $("char-count"), words: $("word-count"), cpt: $("chars-per-token"), bpt: $("bytes-per-token"),
   compareStats: $("compare-stats"), compareALabel: $("compare-a-label"), compareBLabel: $("compare-b-label"),
@@ -46,7 +51,12 @@ const els = {
 };
 
 const state = { encoding: DEFAULT_ENCODING, compare: "", special: "error", view: "tokens", shown: PAGE_TOKENS };
-const tokenizers = new Map(); // encoding name -> Promise<Tokenizer>
+const tokenizers = new Map(); // picker value -> Promise<Tokenizer>
+// Picker values of the open-model tokenizers in the bundle: their names, or "hf:<name>" for a name
+// that is also an encoding's (GPT-2's tokenizer.json is "hf:gpt2"; "gpt2" is OpenAI's encoding).
+let prepared = [];
+const opened = new Map(); // picker value "file:N" -> the opened file's name
+let openedCount = 0;
 let latest = null; // the last inspection result shown
 let largeText = null; // the whole text while it is too large for the box (see LARGE_TEXT_CHARS)
 let noteKind = null; // what the note under the box is about: "large", "link" or "state"
@@ -85,9 +95,25 @@ function setText(text) {
 let sequence = 0; // increases with every edit; stale results are dropped
 
 // ---------------------------------------------------------------- tokenizers and progress
+/** A picker value as people read it: "Llama 3", "o200k_base", or an opened file's name. */
+function label(name) {
+  return opened.get(name) ?? LABELS[preparedName(name)] ?? name;
+}
+
+/** The prepared tokenizer a picker value stands for (see `prepared`). */
+function preparedName(value) {
+  return value.startsWith("hf:") ? value.slice(3) : value;
+}
+
+/** Whether a picker value is a tokenizer.json (prepared or opened), not an OpenAI encoding. */
+function isTokenizerJson(name) {
+  return opened.has(name) || prepared.includes(name);
+}
+
 function tokenizer(name) {
   if (!tokenizers.has(name)) {
-    const promise = createTokenizer({ encoding: name, assetsUrl: ASSETS, onProgress: showProgress });
+    const what = prepared.includes(name) ? { tokenizer: preparedName(name) } : { encoding: name };
+    const promise = createTokenizer({ ...what, assetsUrl: ASSETS, onProgress: showProgress });
     promise.catch(() => tokenizers.delete(name));
     tokenizers.set(name, promise);
   }
@@ -98,7 +124,9 @@ function showProgress({ loaded, total }) {
   if (!total) return;
   els.progress.max = total;
   els.progress.value = loaded;
-  els.loadDetail.textContent = `${(loaded / 1e6).toFixed(1)} of ${(total / 1e6).toFixed(1)} MB`;
+  els.loadDetail.textContent = loaded < total
+    ? `${(loaded / 1e6).toFixed(1)} of ${(total / 1e6).toFixed(1)} MB`
+    : `${(total / 1e6).toFixed(1)} MB fetched; preparing the tokenizer…`;
   els.loading.classList.remove("done");
 }
 
@@ -142,6 +170,9 @@ function explain(err) {
     return `The text contains the special token ${token}. Choose “encode as special tokens” to count it as one ` +
       "token, or “treat as plain text” to count its characters.";
   }
+  if (err.name === "VocabFormatError" || err.name === "UnsupportedTokenizerError") {
+    return `This tokenizer.json cannot be used: ${err.message}`;
+  }
   if (err.name === "IntegrityError" || err.name === "AssetError") {
     return `The tokenizer could not be loaded: ${err.message}`;
   }
@@ -172,8 +203,8 @@ function renderStats(result, other) {
   els.bpt.textContent = result.count ? (result.utf8Bytes / result.count).toFixed(2) : "–";
   els.compareStats.hidden = !state.compare;
   if (state.compare && other !== null) {
-    els.compareALabel.textContent = state.encoding;
-    els.compareBLabel.textContent = state.compare;
+    els.compareALabel.textContent = label(state.encoding);
+    els.compareBLabel.textContent = label(state.compare);
     els.compareA.textContent = number.format(result.count);
     els.compareB.textContent = number.format(other);
     const diff = other - result.count;
@@ -275,7 +306,7 @@ function tokenSpan(i, raw, specials) {
 function renderTokens() {
   const { ids, starts, lengths, bytes, count, tok } = latest;
   const n = starts.length;
-  const key = `${tok.encoding}|${state.special}`;
+  const key = `${tok.key}|${state.special}`;
   let keep = 0;
   if (displayed?.key === key) {
     const limit = Math.min(n, displayed.ids.length, els.tokens.children.length);
@@ -287,7 +318,9 @@ function renderTokens() {
     range.setEndAfter(els.tokens.lastChild);
     range.deleteContents();
   }
-  const specials = state.special === "allow" ? new Set(tok.specialTokens) : new Set();
+  // A tokenizer.json always reads its special tokens as such (as HF does); an OpenAI encoding when allowed.
+  const matched = tok.info.family === "tokenizer.json" || state.special === "allow";
+  const specials = matched ? new Set(tok.info.specialTokens) : new Set();
   const fragment = document.createDocumentFragment();
   let offset = 0;
   for (let i = 0; i < keep; i++) offset += lengths[i];
@@ -471,8 +504,10 @@ function saveState() {
   clearTimeout(saveTimer);
   saveTimer = setTimeout(async () => {
     const params = new URLSearchParams();
-    params.set("e", state.encoding);
-    if (state.compare) params.set("c", state.compare);
+    // An opened file is not kept in the link (its content never leaves the page): the link then
+    // holds the other settings only.
+    if (!opened.has(state.encoding)) params.set("e", state.encoding);
+    if (state.compare && !opened.has(state.compare)) params.set("c", state.compare);
     if (state.special !== "error") params.set("s", state.special);
     if (state.view !== "tokens") params.set("v", state.view);
     // Compressed text takes about 0.45 characters of link per character; skip the work when it
@@ -492,18 +527,18 @@ function saveState() {
 }
 
 /** Read the state in the URL's hash; a damaged part is reported and left at its default. */
-async function loadState(encodings) {
+async function loadState(names) {
   const params = new URLSearchParams(location.hash.slice(1));
   const problems = [];
   const encoding = params.get("e");
   if (encoding !== null) {
-    if (encodings.includes(encoding)) state.encoding = encoding;
-    else problems.push(`unknown encoding “${encoding}”`);
+    if (names.includes(encoding)) state.encoding = encoding;
+    else problems.push(`unknown tokenizer “${encoding}”`);
   }
   const compare = params.get("c");
   if (compare !== null) {
-    if (encodings.includes(compare)) state.compare = compare;
-    else problems.push(`unknown encoding “${compare}” to compare with`);
+    if (names.includes(compare)) state.compare = compare;
+    else problems.push(`unknown tokenizer “${compare}” to compare with`);
   }
   const special = params.get("s");
   if (special !== null) {
@@ -533,15 +568,100 @@ function debounce(fn, ms) {
   };
 }
 
-function fillSelect(select, names, extra = []) {
-  select.replaceChildren(...[...extra, ...names].map(([value, label]) => new Option(label, value)));
+/** Fill a tokenizer picker: OpenAI encodings, then the prepared open models, then opened files. */
+function fillPicker(select, encodings, extra = []) {
+  const group = (title, names) => {
+    const el = document.createElement("optgroup");
+    el.label = title;
+    el.append(...names.map((n) => new Option(label(n), n)));
+    return el;
+  };
+  select.replaceChildren(...extra.map(([value, text]) => new Option(text, value)), group("OpenAI encodings", encodings));
+  if (prepared.length) select.append(group("Open models (tokenizer.json)", prepared));
+  const files = group("Opened files", []);
+  files.dataset.opened = "";
+  files.hidden = true;
+  select.append(files);
 }
 
 function applyStateToControls() {
   els.encoding.value = state.encoding;
   els.compare.value = state.compare;
   for (const radio of document.querySelectorAll('input[name="special"]')) radio.checked = radio.value === state.special;
+  showSpecialNote();
 }
+
+/** The special-token choices apply to OpenAI encodings only: say so while a tokenizer.json is picked. */
+function showSpecialNote() {
+  const json = isTokenizerJson(state.encoding);
+  els.specialNote.hidden = !json;
+  if (json) {
+    els.specialNote.textContent = `${label(state.encoding)} always reads its special tokens in the text as special tokens ` +
+      "(as Hugging Face tokenizers do); these choices apply to OpenAI encodings.";
+  }
+}
+
+// ---------------------------------------------------------------- opening a tokenizer.json
+/** Read a tokenizer.json File in this page (the runtime parses it; nothing is sent anywhere), add it
+ * to both pickers and pick it. */
+async function openFile(file) {
+  if (!file) return;
+  els.fileNote.classList.remove("failed");
+  els.fileNote.textContent = `Reading ${file.name}…`;
+  try {
+    const tok = await createTokenizer({ tokenizerJson: file, name: file.name, assetsUrl: ASSETS, onProgress: showProgress });
+    const value = `file:${++openedCount}`;
+    opened.set(value, file.name);
+    tokenizers.set(value, Promise.resolve(tok));
+    for (const select of [els.encoding, els.compare]) {
+      const group = select.querySelector("optgroup[data-opened]");
+      group.append(new Option(file.name, value));
+      group.hidden = false;
+    }
+    state.encoding = value;
+    els.encoding.value = value;
+    els.fileNote.textContent = `${file.name}: ${number.format(tok.info.vocabSize)} tokens, read in this page ` +
+      "(nothing was sent anywhere; the link keeps the other settings, not the file).";
+    showSpecialNote();
+    state.shown = PAGE_TOKENS;
+    saveState();
+    update();
+  } catch (err) {
+    els.fileNote.classList.add("failed");
+    const unusable = err.name === "VocabFormatError" || err.name === "UnsupportedTokenizerError";
+    els.fileNote.textContent = unusable ? `${file.name} cannot be used: ${err.message}` : `${file.name}: ${explain(err)}`;
+  } finally {
+    els.loading.classList.add("done");
+  }
+}
+
+els.openFile.addEventListener("click", () => els.file.click());
+els.file.addEventListener("change", () => {
+  openFile(els.file.files[0]);
+  els.file.value = ""; // the same file may be opened again
+});
+const carriesFiles = (e) => Array.from(e.dataTransfer?.types ?? []).includes("Files");
+let dragDepth = 0;
+document.addEventListener("dragenter", (e) => {
+  if (!carriesFiles(e)) return;
+  dragDepth += 1;
+  els.drop.hidden = false;
+});
+document.addEventListener("dragleave", (e) => {
+  if (!carriesFiles(e)) return;
+  dragDepth = Math.max(0, dragDepth - 1);
+  if (!dragDepth) els.drop.hidden = true;
+});
+document.addEventListener("dragover", (e) => {
+  if (carriesFiles(e)) e.preventDefault(); // lets the page take the drop instead of navigating to the file
+});
+document.addEventListener("drop", (e) => {
+  if (!carriesFiles(e)) return;
+  e.preventDefault();
+  dragDepth = 0;
+  els.drop.hidden = true;
+  openFile(e.dataTransfer.files[0]);
+});
 
 async function onModel() {
   const model = els.model.value.trim();
@@ -552,6 +672,7 @@ async function onModel() {
     tok.dispose();
     state.encoding = name;
     els.encoding.value = name;
+    showSpecialNote();
     els.model.setCustomValidity("");
     els.modelNote.textContent = `${model} uses ${name}.`;
     saveState();
@@ -570,14 +691,15 @@ async function main() {
   }
   let encodings = [DEFAULT_ENCODING];
   try {
-    encodings = await listEncodings({ assetsUrl: ASSETS });
+    [encodings, prepared] = await Promise.all([listEncodings({ assetsUrl: ASSETS }), listTokenizers({ assetsUrl: ASSETS })]);
+    prepared = prepared.map((name) => (encodings.includes(name) ? `hf:${name}` : name));
   } catch (err) {
     els.loading.classList.add("failed");
     els.loadDetail.textContent = `cannot read the tokenizer's manifest (${err.message})`;
   }
-  fillSelect(els.encoding, encodings.map((n) => [n, n]));
-  fillSelect(els.compare, encodings.map((n) => [n, n]), [["", "nothing"]]);
-  await loadState(encodings);
+  fillPicker(els.encoding, encodings);
+  fillPicker(els.compare, encodings, [["", "nothing"]]);
+  await loadState([...encodings, ...prepared]);
   applyStateToControls();
   selectView(state.view);
   els.encoding.disabled = els.compare.disabled = false;
@@ -598,6 +720,7 @@ async function main() {
   });
   els.encoding.addEventListener("change", () => {
     state.encoding = els.encoding.value;
+    showSpecialNote();
     els.model.value = "";
     els.modelNote.textContent = "";
     els.model.setCustomValidity("");

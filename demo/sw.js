@@ -1,7 +1,9 @@
 // Service worker: the whole playground works offline after the first visit.
 // On install it stores every file of the site (the app and the bytepair bundle listed in
 // bytepair/manifest.json) under a cache named after this build; afterwards every request of the
-// site is answered from that cache first, so a reload works with the server stopped.
+// site is answered from that cache first, so a reload works with the server stopped. The open-model
+// tokenizers (bytepair/tokenizers/, megabytes each) are not stored on install: each is stored when
+// it is first picked, and works offline from then on.
 // `make demo` writes the real values below (build/site.py).
 const VERSION = "__SITE_VERSION__";
 const APP_FILES = __APP_FILES__;
@@ -12,7 +14,8 @@ self.addEventListener("install", (event) => {
     (async () => {
       const cache = await caches.open(CACHE);
       const manifest = await (await fetch("./bytepair/manifest.json", { cache: "no-cache" })).json();
-      const bundle = ["bytepair/manifest.json", ...Object.keys(manifest.files).map((f) => `bytepair/${f}`)];
+      const files = Object.keys(manifest.files).filter((f) => !f.startsWith("tokenizers/"));
+      const bundle = ["bytepair/manifest.json", ...files.map((f) => `bytepair/${f}`)];
       await cache.addAll([...APP_FILES, ...bundle].map((f) => new Request(f, { cache: "no-cache" })));
       await self.skipWaiting();
     })(),

@@ -1,4 +1,5 @@
-"""The JavaScript API under Node: `node --test web/test/` against ids from the native core, and
+"""The JavaScript API under Node: `node --test web/test/` against ids from the native core (the
+OpenAI encodings, and open-model tokenizer.json files through bytepair.Tokenizer), and
 `node web/cli.mjs count FILE`."""
 
 from __future__ import annotations
@@ -15,10 +16,54 @@ from bytepair.openai_encodings import ENCODING_SPECS
 
 from .browser import DIST, ROOT, require_bundle
 from .conftest import corpus_texts
+from .hf_reference import hf_folder
 from .test_parity_tiktoken import ADVERSARIAL
 
 pytestmark = pytest.mark.browser
 NODE = shutil.which("node")
+PREPARED = ("llama3", "qwen2_5", "qwen3", "deepseek_v3", "gpt2")  # what build/bundle.mjs prepares
+CHECKED = ("llama3", "qwen2_5", "deepseek_v3", "gpt2")  # compared id for id here
+
+
+def tokenizers_fixture() -> dict:
+    """Native ids (bytepair.Tokenizer, add_special_tokens=False) for web/test/tokenizers.test.mjs."""
+    texts = list(corpus_texts().values())[:5] + ["Emoji: 🙂 🫠 👩‍👩‍👧 🏳️‍🌈 ✌🏽 𠀀", "don't  stop\n\n\tnow 12345"]
+    prepared = {}
+    for name in CHECKED:
+        tok = bytepair.Tokenizer.from_file(hf_folder(name) / "tokenizer.json")
+        specials = [t.content for _, t in sorted(tok.get_added_tokens_decoder().items()) if t.special]
+        cases = [*texts, f"x{specials[0]}y {specials[-1]}z"]
+        encoded = [tok.encode(t, add_special_tokens=False).ids for t in cases]
+        prepared[name] = {
+            "vocab_size": tok.get_vocab_size(),
+            "special_tokens": specials,
+            "cases": [
+                {"text": t, "ids": ids, "decoded": tok.decode(ids, skip_special_tokens=False)} for t, ids in zip(cases, encoded)
+            ],
+        }
+    llama3 = bytepair.Tokenizer.from_file(hf_folder("llama3") / "tokenizer.json")
+    offsets_text = "a🫠b𠀀c 日本語 <|begin_of_text|>!"
+    e = llama3.encode(offsets_text, add_special_tokens=False)
+    stream_ids = llama3.encode(" 🫠 ok 日本", add_special_tokens=False).ids
+    gpt2 = hf_folder("gpt2") / "tokenizer.json"
+    json_text = "Hello <|endoftext|> wörld 🫠"
+    return {
+        "names": list(PREPARED),
+        "prepared": prepared,
+        "offsets": {
+            "text": offsets_text,
+            "ids": e.ids,
+            "starts": bytepair.utf16_offsets(offsets_text, [s for s, _ in e.offsets]),
+            "ends": bytepair.utf16_offsets(offsets_text, [t for _, t in e.offsets]),
+        },
+        "special": {"text": "<|begin_of_text|>hi<|eot_id|>", "ids": llama3.encode("<|begin_of_text|>hi<|eot_id|>", add_special_tokens=False).ids},
+        "stream": {"ids": stream_ids, "text": llama3.decode(stream_ids, skip_special_tokens=False)},
+        "json": {
+            "path": str(gpt2),
+            "text": json_text,
+            "ids": bytepair.Tokenizer.from_file(gpt2).encode(json_text, add_special_tokens=False).ids,
+        },
+    }
 
 
 @pytest.fixture(scope="module")
@@ -48,6 +93,7 @@ def test_node_test_suite(node: str, tmp_path: Path) -> None:
             "ends": bytepair.utf16_offsets(offsets_text, [e for _, e in spans]),
         },
         "lone_surrogate": o200k.encode("a\ud800b"),
+        "tokenizers": tokenizers_fixture(),
     }
     path = tmp_path / "fixture.json"
     path.write_text(json.dumps(fixture), encoding="utf-8")
@@ -84,3 +130,19 @@ def test_node_cli_errors(node: str, tmp_path: Path) -> None:
     assert result.returncode == 2 and "known encodings" in result.stderr
     result = subprocess.run([node, "web/cli.mjs", "frobnicate"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 2
+
+
+def test_node_cli_tokenizer_json(node: str, tmp_path: Path) -> None:
+    path = tmp_path / "input.txt"
+    text = "Hello <|begin_of_text|> 🫠 " + corpus_texts()["ja"][:500]
+    path.write_text(text, encoding="utf-8")
+    llama3 = bytepair.Tokenizer.from_file(hf_folder("llama3") / "tokenizer.json")
+    result = subprocess.run([node, "web/cli.mjs", "count", str(path), "--tokenizer", "llama3"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert (result.returncode, result.stdout) == (0, f"{llama3.count(text)}\n"), result.stderr[-2000:]
+    gpt2 = hf_folder("gpt2") / "tokenizer.json"
+    result = subprocess.run([node, "web/cli.mjs", "encode", str(path), "--tokenizer-json", str(gpt2)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert json.loads(result.stdout) == bytepair.Tokenizer.from_file(gpt2).encode(text, add_special_tokens=False).ids
+    result = subprocess.run([node, "web/cli.mjs", "count", str(path), "-t", "llama9"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 2 and "prepared tokenizers: llama3" in result.stderr
+    result = subprocess.run([node, "web/cli.mjs", "count", str(path), "--tokenizer-json", str(path)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 1 and "not valid JSON" in result.stderr

@@ -5,6 +5,7 @@ Screenshots land in test-results/ (looked at by a person, see the issue notes)."
 
 from __future__ import annotations
 
+import json
 import re
 import time
 
@@ -14,6 +15,7 @@ import bytepair
 
 from .browser import ARTIFACTS, SITE, Guard, guarded_context, serve
 from .conftest import corpus_texts
+from .test_node_api import PREPARED
 
 pytestmark = pytest.mark.browser
 O200K = bytepair.get_encoding("o200k_base")
@@ -63,10 +65,11 @@ def app(browser, site_server):
 
 def test_labelled_controls_exist(app) -> None:
     assert app.get_by_label("Text", exact=True).evaluate("el => el.tagName") == "TEXTAREA"
-    assert app.get_by_label("Encoding", exact=True).evaluate("el => el.tagName") == "SELECT"
-    assert app.get_by_label("Encoding", exact=True).input_value() == "o200k_base"
-    options = app.get_by_label("Encoding", exact=True).evaluate("el => [...el.options].map(o => o.value)")
-    assert options == bytepair.list_encoding_names()
+    assert app.get_by_label("Tokenizer", exact=True).evaluate("el => el.tagName") == "SELECT"
+    assert app.get_by_label("Tokenizer", exact=True).input_value() == "o200k_base"
+    options = app.get_by_label("Tokenizer", exact=True).evaluate("el => [...el.options].map(o => o.value)")
+    # GPT-2's tokenizer.json is "hf:gpt2": "gpt2" is OpenAI's encoding of that name.
+    assert options == [*bytepair.list_encoding_names(), *(f"hf:{n}" if n == "gpt2" else n for n in PREPARED)]
 
 
 def test_typing_updates_the_count(app) -> None:
@@ -88,11 +91,11 @@ def test_typing_updates_the_count(app) -> None:
 def test_encoding_picker_and_stats(app) -> None:
     text = corpus_texts()["fr"][:3000]
     set_text(app, text)
-    app.get_by_label("Encoding", exact=True).select_option("cl100k_base")
+    app.get_by_label("Tokenizer", exact=True).select_option("cl100k_base")
     wait_count(app, CL100K.count(text, disallowed_special=()))
     ratio = float(app.inner_text("#chars-per-token"))
     assert abs(ratio - len(text) / CL100K.count(text)) < 0.01
-    app.get_by_label("Encoding", exact=True).select_option("o200k_base")
+    app.get_by_label("Tokenizer", exact=True).select_option("o200k_base")
     wait_count(app, O200K.count(text))
 
 
@@ -176,7 +179,7 @@ def test_model_picker(app) -> None:
     model.fill("no-such-model")
     model.press("Enter")
     app.wait_for_function("() => document.getElementById('model-note').textContent.includes('Unknown model')")
-    app.get_by_label("Encoding", exact=True).select_option("o200k_base")
+    app.get_by_label("Tokenizer", exact=True).select_option("o200k_base")
     app.wait_for_function("() => document.getElementById('model-note').textContent === ''")
 
 
@@ -199,7 +202,7 @@ def test_tokens_by_keyboard_and_hover(app) -> None:
 def test_url_state_restores(app, browser) -> None:
     text = "State in the URL: 日本語 🫠\nsecond line"
     set_text(app, text)
-    app.get_by_label("Encoding", exact=True).select_option("cl100k_base")
+    app.get_by_label("Tokenizer", exact=True).select_option("cl100k_base")
     app.get_by_label("Compare with", exact=True).select_option("o200k_base")
     app.get_by_label("treat as plain text", exact=True).check()
     wait_count(app, CL100K.count(text))
@@ -211,7 +214,7 @@ def test_url_state_restores(app, browser) -> None:
     page.goto(url)
     wait_count(page, CL100K.count(text))
     assert page.get_by_label("Text", exact=True).input_value() == text
-    assert page.get_by_label("Encoding", exact=True).input_value() == "cl100k_base"
+    assert page.get_by_label("Tokenizer", exact=True).input_value() == "cl100k_base"
     assert page.get_by_label("Compare with", exact=True).input_value() == "o200k_base"
     assert page.get_by_label("treat as plain text", exact=True).is_checked()
     # A long text is kept compressed in the link.
@@ -224,7 +227,7 @@ def test_url_state_restores(app, browser) -> None:
     assert not guard.violations
     # Back on the main page: defaults again.
     app.get_by_label("Compare with", exact=True).select_option("")
-    app.get_by_label("Encoding", exact=True).select_option("o200k_base")
+    app.get_by_label("Tokenizer", exact=True).select_option("o200k_base")
     app.get_by_label("report an error", exact=True).check()
 
 
@@ -237,7 +240,7 @@ def test_damaged_url_state(browser, site_server) -> None:
     note.wait_for(state="visible")
     assert "could not be fully read" in note.inner_text()
     page.wait_for_function(f"document.querySelector('{COUNT}').textContent !== '–'", timeout=60_000)
-    assert page.get_by_label("Encoding", exact=True).input_value() == "o200k_base"
+    assert page.get_by_label("Tokenizer", exact=True).input_value() == "o200k_base"
     page.wait_for_timeout(500)  # the link is rewritten meanwhile: the note must stay
     assert note.is_visible() and "could not be fully read" in note.inner_text()
     shot(page, "damaged-url")
@@ -380,3 +383,132 @@ def test_dark_mode_screenshot(browser, site_server) -> None:
     shot(page, "dark")
     context.close()
     assert not guard.violations
+
+
+# ---------------------------------------------------------------- open-model tokenizers (tokenizer.json)
+def hf_count(name: str, text: str) -> int:
+    """The count from Hugging Face tokenizers itself (add_special_tokens=False, as the page counts)."""
+    from .hf_reference import hf_folder
+
+    tokenizers = pytest.importorskip("tokenizers")
+    return len(tokenizers.Tokenizer.from_file(str(hf_folder(name) / "tokenizer.json")).encode(text, add_special_tokens=False).ids)
+
+
+LLAMA_TEXT = "<|begin_of_text|>Tokenizers differ: 日本語のテキスト 🫠 and   spaces.\nSecond line, 12345."
+
+
+@pytest.fixture
+def wide(browser, site_server):
+    guard = Guard()
+    context = guarded_context(browser, guard, viewport={"width": 1366, "height": 768})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(site_server)
+    page.wait_for_function(f"document.querySelector('{COUNT}').textContent !== '–'", timeout=60_000)
+    yield page, guard
+    context.close()
+    assert not guard.violations, guard.violations
+    assert not errors, errors
+
+
+def test_pick_llama3_count_equals_hf(wide) -> None:
+    page, guard = wide
+    assert not any("/tokenizers/" in p for p in guard.requests)  # nothing fetched before it is picked
+    picker = page.get_by_label("Tokenizer", exact=True)
+    labels = picker.evaluate("el => [...el.querySelectorAll('optgroup')].filter(g => !g.hidden).map(g => [g.label, [...g.children].map(o => o.textContent)])")
+    assert labels[1] == ["Open models (tokenizer.json)", ["Llama 3", "Qwen 2.5", "Qwen 3", "DeepSeek V3", "GPT-2"]]
+    picker.select_option("llama3")
+    set_text(page, LLAMA_TEXT)
+    wait_count(page, hf_count("llama3", LLAMA_TEXT))
+    assert [p.rsplit("/", 1)[1] for p in guard.requests if "/tokenizers/" in p] == ["llama3.json.gz"]
+    assert page.locator("#tokens .tok").count() == hf_count("llama3", LLAMA_TEXT)
+    special = page.locator("#tokens .tok.special")
+    assert special.count() == 1 and special.inner_text() == "<|begin_of_text|>"
+    assert "Llama 3 always reads its special tokens" in page.inner_text("#special-note")
+    page.wait_for_function("() => location.hash.includes('e=llama3')")
+    # The offsets tooltip for a token that holds part of the emoji.
+    partial = page.locator("#tokens .tok.partial").first
+    partial.hover()
+    tooltip = page.locator("#tooltip")
+    tooltip.wait_for(state="visible")
+    assert "holds part of: 🫠" in tooltip.inner_text() and "(UTF-16)" in tooltip.inner_text()
+    shot(page, "llama3-1366")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.mouse.move(0, 0)
+    shot(page, "llama3-390")
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= 390, width  # nothing sticks out sideways on a phone
+
+
+def test_link_restores_a_prepared_tokenizer(browser, site_server) -> None:
+    guard = Guard()
+    context = guarded_context(browser, guard)
+    page = context.new_page()
+    page.goto(site_server + "#e=hf:gpt2&c=o200k_base&t=aGVsbG8gd29ybGQ")  # "hello world"
+    wait_count(page, hf_count("gpt2", "hello world"))
+    assert page.get_by_label("Tokenizer", exact=True).input_value() == "hf:gpt2"
+    assert page.text_content("#compare-a-label") == "GPT-2"
+    context.close()
+    assert not guard.violations
+
+
+def test_compare_o200k_with_llama3(wide) -> None:
+    page, _ = wide
+    text = corpus_texts()["zh"][:1500]
+    set_text(page, text)
+    page.get_by_label("Compare with", exact=True).select_option("llama3")
+    b = hf_count("llama3", text)
+    page.wait_for_function(
+        "want => document.querySelector('[data-testid=compare-b-count]').textContent.replace(/,/g, '') === String(want)",
+        arg=b,
+    )
+    assert page.inner_text('[data-testid="compare-a-count"]').replace(",", "") == str(O200K.count(text))
+    assert [page.text_content("#compare-a-label"), page.text_content("#compare-b-label")] == ["o200k_base", "Llama 3"]
+    page.wait_for_function("() => location.hash.includes('c=llama3')")
+    shot(page, "compare-o200k-llama3")
+
+
+def test_open_tokenizer_json_with_the_file_input(wide) -> None:
+    from .hf_reference import hf_folder
+
+    page, guard = wide
+    path = hf_folder("qwen2_5") / "tokenizer.json"
+    text = "Qwen reads this: <|im_start|>user\nhello 🫠<|im_end|>"
+    page.locator("#file").set_input_files(str(path))
+    page.wait_for_function("() => document.getElementById('encoding').value.startsWith('file:')", timeout=60_000)
+    set_text(page, text)
+    wait_count(page, hf_count("qwen2_5", text))
+    assert "tokenizer.json" in page.inner_text("#file-note") and "nothing was sent" in page.inner_text("#file-note")
+    assert page.locator("#tokens .tok.special").count() == 2
+    assert not any("/tokenizers/" in p for p in guard.requests)  # read from the file, not the bundle
+    page.wait_for_timeout(400)  # the link is written after a pause
+    assert "e=" not in page.evaluate("() => location.hash") and "file" not in page.evaluate("() => location.hash")
+    # A file that is not a tokenizer.json says so and changes nothing.
+    page.locator("#file").set_input_files(files=[{"name": "notes.json", "mimeType": "application/json", "buffer": b'{"hello": 1}'}])
+    page.wait_for_function("() => document.getElementById('file-note').classList.contains('failed')")
+    assert "notes.json" in page.inner_text("#file-note") and "cannot be used" in page.inner_text("#file-note")
+    assert page.get_by_label("Tokenizer", exact=True).input_value().startswith("file:")
+    shot(page, "opened-file")
+
+
+def test_drop_a_tokenizer_json_on_the_page(wide) -> None:
+    page, _ = wide
+    spec = {"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2, "<s>": 3}, "merges": ["a b"]},
+            "added_tokens": [{"id": 3, "content": "<s>", "special": True}]}
+    source = json.dumps(spec)
+    page.evaluate(
+        """(source) => {
+          const data = new DataTransfer();
+          data.items.add(new File([source], 'tiny.json', { type: 'application/json' }));
+          for (const type of ['dragenter', 'dragover', 'drop']) {
+            document.body.dispatchEvent(new DragEvent(type, { dataTransfer: data, bubbles: true, cancelable: true }));
+          }
+        }""",
+        source,
+    )
+    page.wait_for_function("() => document.getElementById('encoding').selectedOptions[0]?.textContent === 'tiny.json'")
+    set_text(page, "abab<s>ba")
+    expected = bytepair.Tokenizer.from_str(source).encode("abab<s>ba", add_special_tokens=False).ids
+    wait_count(page, len(expected))
+    assert page.locator("#drop").is_hidden()

@@ -1,9 +1,11 @@
 """The offline bundle in real headless Chromium: the same ids as the native core, through the JS API
-in a Web Worker, with nothing fetched from anywhere but 127.0.0.1."""
+in a Web Worker, with nothing fetched from anywhere but 127.0.0.1: the OpenAI encodings, and
+open-model tokenizer.json files (prepared at build time, or given as a URL, object, Blob or File)."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -335,3 +337,95 @@ def test_corrupt_runtime_asset_is_named(browser, dist_server) -> None:
     ctx.close()
     assert error["name"] == "IntegrityError" and "pyodide/python_stdlib.zip" in error["message"]
     assert not guard.violations
+
+
+# ---------------------------------------------------------------- open-model tokenizers (tokenizer.json)
+@pytest.fixture(scope="module")
+def hf_expected() -> dict:
+    from .test_node_api import tokenizers_fixture  # the same native expectations as the Node tests
+
+    return tokenizers_fixture()
+
+
+def test_prepared_tokenizers_fetched_only_when_opened(web, hf_expected) -> None:
+    page, guard = web
+    assert not any("/tokenizers/" in path for path in guard.requests), guard.requests
+    names = page.evaluate("() => window.bp.listTokenizers()")
+    assert names == hf_expected["names"]
+    for name, expected in hf_expected["prepared"].items():
+        got = page.evaluate(
+            """async ([name, cases]) => {
+              const t = await window.bp.createTokenizer({ tokenizer: name });
+              const out = { info: t.info, ids: [], counts: [], decoded: [] };
+              for (const c of cases) {
+                out.ids.push(Array.from(await t.encode(c.text)));
+                out.counts.push(await t.count(c.text));
+                out.decoded.push(await t.decode(c.ids));
+              }
+              t.dispose();
+              return out;
+            }""",
+            [name, expected["cases"]],
+        )
+        assert got["info"] == {"family": "tokenizer.json", "name": name, "vocabSize": expected["vocab_size"],
+                               "specialTokens": expected["special_tokens"]}
+        assert got["ids"] == [c["ids"] for c in expected["cases"]], name
+        assert got["counts"] == [len(c["ids"]) for c in expected["cases"]], name
+        assert got["decoded"] == [c["decoded"] for c in expected["cases"]], name
+    fetched = {p.rsplit("/", 1)[1] for p in guard.requests if "/tokenizers/" in p}
+    assert fetched == {f"{name}.json.gz" for name in hf_expected["prepared"]}  # qwen3 was never asked for
+
+
+def test_llama3_offsets_and_stream_in_the_worker(web, hf_expected) -> None:
+    page, _ = web
+    offsets, stream = hf_expected["offsets"], hf_expected["stream"]
+    got = page.evaluate(
+        """async ([text, ids]) => {
+          const t = await window.bp.createTokenizer({ tokenizer: 'llama3' });
+          const r = await t.encodeWithOffsets(text);
+          const d = t.decoder();
+          const parts = [];
+          for (const id of ids) parts.push(await d.write(id));
+          parts.push(await d.flush());
+          t.dispose();
+          return [Array.from(r.ids), Array.from(r.starts), Array.from(r.ends), parts.join('')];
+        }""",
+        [offsets["text"], stream["ids"]],
+    )
+    assert got == [offsets["ids"], offsets["starts"], offsets["ends"], stream["text"]]
+
+
+def test_tokenizer_json_as_url_object_blob_and_file(web, hf_expected) -> None:
+    page, guard = web
+    case = hf_expected["json"]
+    guard.overrides["/models/gpt2/tokenizer.json"] = (200, Path(case["path"]).read_bytes())
+    got = page.evaluate(
+        """async (text) => {
+          const url = new URL('./models/gpt2/tokenizer.json', location.href);
+          const source = await (await fetch(url)).text();
+          const forms = [['url string', url.href], ['URL', url], ['object', JSON.parse(source)], ['text', source],
+                         ['Blob', new Blob([source])], ['File', new File([source], 'my-tokenizer.json')]];
+          const out = {};
+          for (const [label, form] of forms) {
+            const t = await window.bp.createTokenizer({ tokenizerJson: form });
+            out[label] = [t.info.name, Array.from(await t.encode(text))];
+            t.dispose();
+          }
+          return out;
+        }""",
+        case["text"],
+    )
+    names = {"url string": "gpt2", "URL": "gpt2", "object": "tokenizer.json", "text": "tokenizer.json",
+             "Blob": "tokenizer.json", "File": "my-tokenizer.json"}
+    assert got == {label: [name, case["ids"]] for label, name in names.items()}
+
+
+def test_bad_tokenizer_json_gives_typed_errors(web) -> None:
+    page, _ = web
+    assert js_error(page, "() => window.bp.createTokenizer({ tokenizerJson: new File(['{ not json'], 'x.json') })")["name"] == "VocabFormatError"
+    err = js_error(page, "() => window.bp.createTokenizer({ tokenizerJson: { model: { type: 'WordPiece', vocab: {} } } })")
+    assert err["name"] == "UnsupportedTokenizerError" and "BPE" in err["message"]
+    err = js_error(page, "() => window.bp.createTokenizer({ tokenizer: 'llama9' })")
+    assert err["name"] == "UnknownTokenizerError" and "llama3" in err["message"]
+    err = js_error(page, "() => window.bp.createTokenizer({ tokenizerJson: './no/such/tokenizer.json' })")
+    assert err["name"] == "AssetError" and "404" in err["message"]

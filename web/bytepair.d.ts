@@ -1,6 +1,14 @@
 // Types for bytepair.mjs: exact BPE token ids (tiktoken-compatible) from the Python core on Pyodide.
+//
+// Two families, one API: the OpenAI encodings ({ encoding } or { model }) and any BPE tokenizer.json
+// ({ tokenizer } prepared at build time, or { tokenizerJson }). For a tokenizer.json, encode/count
+// give Hugging Face tokenizers' `encode(text, add_special_tokens=False).ids` (added and special
+// tokens in the text are always matched, as HF does) and decode is HF's
+// `decode(ids, skip_special_tokens=False)`. The OpenAI-only options (allowedSpecial,
+// disallowedSpecial, decode's errors) are accepted and ignored there, so that one piece of code
+// serves both families.
 
-/** Special-token policy, as in tiktoken: "all", or the names of the tokens. */
+/** Special-token policy, as in tiktoken: "all", or the names of the tokens (OpenAI family only). */
 export type SpecialTokens = "all" | Iterable<string>;
 
 export interface EncodeOptions {
@@ -18,11 +26,24 @@ export interface Progress {
   total: number;
 }
 
+/** Give one of encoding, model, tokenizer and tokenizerJson (none: encoding "o200k_base"). */
 export interface CreateTokenizerOptions {
   /** Encoding name (default "o200k_base"); see listEncodings(). */
   encoding?: string;
   /** A model name (e.g. "gpt-4o"), mapped to its encoding as tiktoken maps it. */
   model?: string;
+  /** An open-model tokenizer prepared at build time ("llama3", "qwen2_5", "qwen3", "deepseek_v3",
+   * "gpt2"; see listTokenizers()); its tokenizer.json is fetched (verified) only now. Unknown names
+   * raise UnknownTokenizerError. */
+  tokenizer?: string;
+  /** Any BPE tokenizer.json: a URL (string or URL; relative to the page, or under Node to the
+   * working directory; file: URLs under Node), the JSON text, the parsed object, a File or Blob, or
+   * its bytes (gzip'd or not). Parsed by the runtime; nothing is sent anywhere. A malformed file
+   * raises VocabFormatError, an unsupported one (not BPE, say) UnsupportedTokenizerError. */
+  tokenizerJson?: string | URL | object | Blob | ArrayBuffer | ArrayBufferView;
+  /** The name shown in `info.name` for a tokenizerJson (default: the file's name, or its folder's
+   * for ".../<folder>/tokenizer.json"). */
+  name?: string;
   /** Where dist/ is served (default: the directory of bytepair.mjs). */
   assetsUrl?: string | URL;
   /** Called as asset bytes arrive, for a real progress bar. */
@@ -56,6 +77,8 @@ export interface MemoryStats {
   heapBytesInUse: number | null;
   /** Stream decoders not yet released, of every tokenizer sharing the runtime. */
   openDecoders: number;
+  /** tokenizer.json tokenizers loaded in the runtime (each is forgotten when its last user is disposed). */
+  loadedTokenizers: number;
   /** Blocks and word counts that inspect() keeps from the previous text. */
   cachedBlocks: number;
   cachedWordCounts: number;
@@ -82,7 +105,20 @@ export interface Inspection {
   utf8Bytes: number;
 }
 
+/** What a tokenizer is (Tokenizer.info). */
+export interface TokenizerInfo {
+  family: "openai" | "tokenizer.json";
+  /** The encoding's name, the prepared tokenizer's name, or a tokenizerJson's name. */
+  name: string;
+  /** Ids in the vocabulary, special and added tokens included. */
+  vocabSize: number;
+  /** Special tokens: the encoding's (sorted), or the tokenizer.json's special added tokens (by id). */
+  specialTokens: readonly string[];
+}
+
 export interface Tokenizer {
+  readonly info: TokenizerInfo;
+  /** The encoding's name (a tokenizer.json tokenizer: info.name). */
   readonly encoding: string;
   readonly nVocab: number;
   readonly maxTokenValue: number;
@@ -111,6 +147,8 @@ export interface Tokenizer {
 /**
  * Errors are `Error`s whose `name` is the Python exception class (DisallowedSpecialTokenError,
  * InvalidTokenError, UnknownEncodingError, UnknownModelError, InvalidInputError ...) or one of
+ * VocabFormatError and UnsupportedTokenizerError (a tokenizerJson that is malformed, or that bytepair
+ * cannot run), UnknownTokenizerError (no prepared tokenizer of that name),
  * IntegrityError (an asset does not match manifest.json), AssetError (an asset cannot be fetched),
  * DisposedError (the tokenizer was disposed), ClosedError (the stream decoder was closed),
  * WorkerError. A DisallowedSpecialTokenError also has `token`: the special token found.
@@ -124,3 +162,6 @@ export function createTokenizer(options?: CreateTokenizerOptions): Promise<Token
 
 /** Names of the bundled encodings (reads manifest.json only). */
 export function listEncodings(options?: { assetsUrl?: string | URL }): Promise<string[]>;
+
+/** Names of the open-model tokenizers prepared at build time (reads manifest.json only). */
+export function listTokenizers(options?: { assetsUrl?: string | URL }): Promise<string[]>;

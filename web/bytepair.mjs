@@ -3,6 +3,8 @@
 //   import { createTokenizer } from "./bytepair.mjs";
 //   const tok = await createTokenizer({ encoding: "o200k_base", onProgress: ({ loaded, total }) => {} });
 //   const ids = await tok.encode("hello world");   // Uint32Array
+//   const llama = await createTokenizer({ tokenizer: "llama3" });            // prepared at build time
+//   const mine = await createTokenizer({ tokenizerJson: "./tokenizer.json" }); // or an object, File, Blob
 //
 // In browsers the runtime lives in a module Web Worker (the page never blocks); under Node it runs
 // in-process. One runtime per assets URL serves every encoding and loads once, however many callers
@@ -25,7 +27,7 @@ function disposedError(encoding) {
 
 /** Runs requests in a module Web Worker. */
 class WorkerBackend {
-  constructor(assetsUrl, firstEncoding) {
+  constructor(assetsUrl, first) {
     this.worker = new Worker(new URL("./worker.mjs", import.meta.url), { type: "module", name: "bytepair" });
     this.pending = new Map();
     this.nextId = 0;
@@ -45,7 +47,7 @@ class WorkerBackend {
       event.preventDefault?.();
       this.fail(errorFrom({ name: "WorkerError", message: `the bytepair worker failed: ${event.message ?? "unknown error"}` }));
     };
-    this.ready = this.request("init", { assetsUrl, firstEncoding });
+    this.ready = this.request("init", { assetsUrl, ...first });
   }
 
   request(op, args, transfer = []) {
@@ -71,10 +73,10 @@ class WorkerBackend {
 
 /** Runs requests in this thread (Node, edge runtimes without workers). */
 class InProcessBackend {
-  constructor(assetsUrl, firstEncoding) {
+  constructor(assetsUrl, first) {
     this.listeners = new Set();
     this.ready = import("./service.mjs").then(({ TokenizerService }) =>
-      TokenizerService.create({ assetsUrl, firstEncoding, onProgress: (p) => this.listeners.forEach((l) => l(p)) }),
+      TokenizerService.create({ assetsUrl, ...first, onProgress: (p) => this.listeners.forEach((l) => l(p)) }),
     ).then((service) => {
       this.service = service;
       return true;
@@ -94,11 +96,11 @@ class InProcessBackend {
 
 const backends = new Map(); // assetsUrl -> { backend, users }
 
-function acquire(assetsUrl, firstEncoding) {
+function acquire(assetsUrl, first) {
   let slot = backends.get(assetsUrl);
   if (!slot || slot.backend.closed) {
     const Backend = IS_NODE || typeof Worker === "undefined" ? InProcessBackend : WorkerBackend;
-    const backend = new Backend(assetsUrl, firstEncoding);
+    const backend = new Backend(assetsUrl, first);
     slot = { backend, users: 0 };
     backends.set(assetsUrl, slot);
     backend.ready.catch(() => {
@@ -123,16 +125,94 @@ function normaliseAssets(assetsUrl) {
   return base.endsWith("/") ? base : base + "/";
 }
 
-/** Create a tokenizer. Options: encoding (default "o200k_base") or model, assetsUrl, onProgress. */
+function invalidInput(message) {
+  return errorFrom({ name: "InvalidInputError", message });
+}
+
+/** A local path (Node) or the page's URL: what a relative tokenizerJson URL is resolved against. */
+async function baseUrl() {
+  if (globalThis.location?.href) return globalThis.location.href;
+  if (IS_NODE) return (await import("node:url")).pathToFileURL(process.cwd() + "/").href;
+  return DEFAULT_ASSETS;
+}
+
+/** A tokenizerJson option as the runtime takes it: the JSON text, or its bytes (a Uint8Array, to be
+ * transferred to the worker, not copied), and a name for it. Read here, in the caller's realm: a
+ * File or Blob, or a URL the page may fetch. */
+async function readTokenizerJson(value) {
+  if (typeof Blob !== "undefined" && value instanceof Blob) {
+    return { data: new Uint8Array(await value.arrayBuffer()), name: value.name || "tokenizer.json" };
+  }
+  if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) {
+    const bytes = value instanceof ArrayBuffer ? new Uint8Array(value) : new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+    return { data: bytes.slice(), name: "tokenizer.json" };
+  }
+  if (typeof value === "string" && value.trimStart().startsWith("{")) return { data: value, name: "tokenizer.json" };
+  if (typeof value === "string" || value instanceof URL) {
+    const url = new URL(value, await baseUrl());
+    // ".../llama3/tokenizer.json" is named "llama3"; any other file by its own name.
+    const parts = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);
+    const name = (parts.at(-1) === "tokenizer.json" && parts.length > 1 ? parts.at(-2) : parts.at(-1)) || "tokenizer.json";
+    if (url.protocol === "file:") {
+      const { readFile } = await import("node:fs/promises");
+      try {
+        return { data: new Uint8Array(await readFile(url)), name };
+      } catch (err) {
+        throw errorFrom({ name: "AssetError", message: `cannot read the tokenizer.json at ${url}: ${err.message}` });
+      }
+    }
+    let response;
+    try {
+      response = await fetch(url);
+    } catch (err) {
+      throw errorFrom({ name: "AssetError", message: `cannot fetch the tokenizer.json at ${url}: ${err.message}` });
+    }
+    if (!response.ok) throw errorFrom({ name: "AssetError", message: `cannot fetch the tokenizer.json at ${url}: HTTP ${response.status}` });
+    return { data: new Uint8Array(await response.arrayBuffer()), name };
+  }
+  if (value !== null && typeof value === "object") {
+    let text;
+    try {
+      text = JSON.stringify(value);
+    } catch (err) {
+      throw invalidInput(`tokenizerJson: this object cannot be written as JSON (${err.message})`);
+    }
+    return { data: text, name: "tokenizer.json" };
+  }
+  throw invalidInput(
+    `tokenizerJson must be a URL, the JSON text, a parsed object, a File/Blob or bytes, not ${value === null ? "null" : typeof value}`,
+  );
+}
+
+/** What to open: exactly one of encoding, model, tokenizer and tokenizerJson (default: o200k_base). */
+async function openRequest(options) {
+  const given = ["encoding", "model", "tokenizer", "tokenizerJson"].filter((k) => options[k] !== undefined);
+  if (given.length > 1) throw invalidInput(`give one of encoding, model, tokenizer and tokenizerJson, not ${given.join(" and ")}`);
+  if (options.tokenizer !== undefined) {
+    if (typeof options.tokenizer !== "string") throw invalidInput(`tokenizer must be a name (see listTokenizers()), not ${typeof options.tokenizer}`);
+    return { request: { tokenizer: options.tokenizer }, first: { firstTokenizer: options.tokenizer } };
+  }
+  if (options.tokenizerJson !== undefined) {
+    const { data, name } = await readTokenizerJson(options.tokenizerJson);
+    return { request: { tokenizerJson: data, name: options.name ?? name }, first: {}, transfer: typeof data === "string" ? [] : [data.buffer] };
+  }
+  if (options.model !== undefined) return { request: { model: options.model }, first: {} };
+  const encoding = options.encoding ?? "o200k_base";
+  return { request: { encoding }, first: { firstEncoding: encoding } };
+}
+
+/** Create a tokenizer. Options: encoding (default "o200k_base"), model, tokenizer (a name from
+ * listTokenizers()) or tokenizerJson (URL, text, object, File/Blob); assetsUrl, onProgress. */
 export async function createTokenizer(options = {}) {
-  const { encoding, model, onProgress } = options;
+  const { onProgress } = options;
   const assetsUrl = normaliseAssets(options.assetsUrl);
-  const slot = acquire(assetsUrl, model === undefined ? encoding ?? "o200k_base" : undefined);
+  const { request, first, transfer } = await openRequest(options);
+  const slot = acquire(assetsUrl, first);
   const { backend } = slot;
   if (onProgress) backend.listeners.add(onProgress);
   try {
     await backend.ready;
-    const info = await backend.request("open", model !== undefined ? { model } : { encoding: encoding ?? "o200k_base" });
+    const info = await backend.request("open", request, transfer);
     return new Tokenizer(backend, info, () => release(assetsUrl, slot));
   } catch (err) {
     release(assetsUrl, slot);
@@ -142,8 +222,7 @@ export async function createTokenizer(options = {}) {
   }
 }
 
-/** Names of the bundled encodings (reads the manifest only; no runtime is started). */
-export async function listEncodings(options = {}) {
+async function readManifest(options) {
   const assetsUrl = normaliseAssets(options.assetsUrl);
   const url = new URL("manifest.json", assetsUrl);
   let text;
@@ -155,7 +234,18 @@ export async function listEncodings(options = {}) {
     if (!response.ok) throw errorFrom({ name: "AssetError", message: `cannot fetch ${url}: HTTP ${response.status}` });
     text = await response.text();
   }
-  return Object.keys(JSON.parse(text).encodings);
+  return JSON.parse(text);
+}
+
+/** Names of the bundled encodings (reads the manifest only; no runtime is started). */
+export async function listEncodings(options = {}) {
+  return Object.keys((await readManifest(options)).encodings);
+}
+
+/** Names of the open-model tokenizers prepared at build time, for createTokenizer({ tokenizer })
+ * (reads the manifest only; each one's tokenizer.json is fetched only when it is opened). */
+export async function listTokenizers(options = {}) {
+  return Object.keys((await readManifest(options)).tokenizers ?? {});
 }
 
 /** A stream decoder's runtime handle, apart from the decoder object, so that it can still be
@@ -165,7 +255,7 @@ class DecoderHandle {
   constructor(tok) {
     this.tok = tok;
     this.closed = false;
-    this.id = tok.backend.request("streamOpen", { encoding: tok.encoding });
+    this.id = tok.backend.request("streamOpen", { encoding: tok.key });
     this.id.catch(() => {});
     tok.decoders.add(this);
   }
@@ -226,6 +316,13 @@ class StreamDecoder {
 class Tokenizer {
   constructor(backend, info, onDispose) {
     this.backend = backend;
+    this.key = info.key ?? info.name; // what the runtime knows it by: the encoding's name, or a tokenizer.json's key
+    this.info = Object.freeze({
+      family: info.family ?? "openai",
+      name: info.name,
+      vocabSize: info.n_vocab,
+      specialTokens: Object.freeze([...info.special_tokens]),
+    });
     this.encoding = info.name;
     this.nVocab = info.n_vocab;
     this.maxTokenValue = info.max_token_value;
@@ -238,7 +335,7 @@ class Tokenizer {
 
   call(op, args, transfer) {
     if (this.disposed) return Promise.reject(disposedError(this.encoding));
-    return this.backend.request(op, { encoding: this.encoding, ...args }, transfer);
+    return this.backend.request(op, { encoding: this.key, ...args }, transfer);
   }
 
   encode(text, options = {}) {
@@ -292,6 +389,9 @@ class Tokenizer {
     if (this.disposed) return;
     for (const handle of this.decoders) handle.close().catch(() => {}); // before the runtime may stop
     this.disposed = true;
+    if (this.info.family === "tokenizer.json" && !this.backend.closed) {
+      this.backend.request("close", { encoding: this.key }).catch(() => {}); // forget it unless shared
+    }
     this.onDispose();
   }
 }

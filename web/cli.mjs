@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Command line for Node (and a demonstration that the module runs outside browsers):
-//   node web/cli.mjs count FILE [--encoding NAME | --model NAME] [--allow-special TOKEN|all] [--special-as-text]
+//   node web/cli.mjs count FILE [--encoding NAME | --model NAME | --tokenizer NAME | --tokenizer-json PATH]
+//                               [--allow-special TOKEN|all] [--special-as-text]
 //   node web/cli.mjs encode FILE ...     (prints a JSON array of ids)
 //   node web/cli.mjs decode FILE ...     (reads a JSON array of ids, prints text)
 // FILE "-" (or none) reads standard input. Assets: dist/ next to web/ (build it with `make bundle`),
@@ -9,7 +10,8 @@ import { readFile } from "node:fs/promises";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 
-const USAGE = "usage: node web/cli.mjs count|encode|decode [FILE ...] [--encoding NAME | --model NAME] [--allow-special TOKEN] [--special-as-text] [--assets DIR]";
+const USAGE = "usage: node web/cli.mjs count|encode|decode [FILE ...] [--encoding NAME | --model NAME | --tokenizer NAME | " +
+  "--tokenizer-json PATH] [--allow-special TOKEN] [--special-as-text] [--assets DIR]";
 
 async function readInput(path) {
   if (path === "-") {
@@ -28,6 +30,8 @@ async function main() {
       options: {
         encoding: { type: "string", short: "e" },
         model: { type: "string", short: "m" },
+        tokenizer: { type: "string", short: "t" },
+        "tokenizer-json": { type: "string" },
         "allow-special": { type: "string", multiple: true, default: [] },
         "special-as-text": { type: "boolean", default: false },
         assets: { type: "string" },
@@ -50,10 +54,16 @@ async function main() {
     : { allowedSpecial: values["allow-special"].includes("all") ? "all" : values["allow-special"] };
   let tok;
   try {
-    tok = await createTokenizer(values.model ? { model: values.model, assetsUrl } : { encoding: values.encoding ?? "o200k_base", assetsUrl });
+    const which = values.model !== undefined ? { model: values.model }
+      : values.tokenizer !== undefined ? { tokenizer: values.tokenizer }
+      : values["tokenizer-json"] !== undefined ? { tokenizerJson: pathToFileURL(values["tokenizer-json"]) }
+      : {};
+    if (values.encoding !== undefined) which.encoding = values.encoding; // with another choice: a usage error
+    tok = await createTokenizer({ ...which, assetsUrl });
   } catch (err) {
     console.error(`bytepair: ${err.message}`);
-    return err.name === "UnknownEncodingError" || err.name === "UnknownModelError" ? 2 : 1;
+    const usage = ["UnknownEncodingError", "UnknownModelError", "UnknownTokenizerError", "InvalidInputError"];
+    return usage.includes(err.name) ? 2 : 1;
   }
   try {
     const inputs = files.length ? files : ["-"];

@@ -291,7 +291,7 @@ export class Runtime {
    * The steps overlap: every asset is fetched at once, the snapshot is decompressed as soon as it
    * has arrived and passed its check, and Pyodide's JavaScript is imported meanwhile; Pyodide
    * starts when all of that is done. */
-  static async load({ assetsUrl, onProgress, firstEncoding }) {
+  static async load({ assetsUrl, onProgress, firstEncoding, firstTokenizer }) {
     const started = performance.now();
     const mark = (name) => (timings[name] = performance.now() - started);
     const timings = {};
@@ -304,7 +304,8 @@ export class Runtime {
     // later starts skip both its download and the quarter second that decompressing it takes.
     const snapshotSha = manifest.files[manifest.snapshot].sha256;
     const cached = SnapshotCache.get(snapshotSha); // alongside the fetches
-    const firstData = firstEncoding && manifest.encodings[firstEncoding]?.file;
+    const firstData = (firstEncoding && manifest.encodings[firstEncoding]?.file) ||
+      (firstTokenizer && manifest.tokenizers?.[firstTokenizer]?.file);
     const startFiles = Object.values(files);
     loader.expect(firstData ? [...startFiles, firstData] : startFiles);
 
@@ -373,6 +374,31 @@ export class Runtime {
     this.prefetched = prefetched; // data file -> Promise<bytes> started during load()
     this.encodings = new Map(); // name -> Promise that resolves once its ranks are in place
     this.timings = timings; // milliseconds since load() began, for the benchmark page
+  }
+
+  /** The verified, gzip-compressed tokenizer.json of a tokenizer prepared at build time (fetched
+   * when asked for; fetches asked for at the same time share one). */
+  tokenizerBytes(name) {
+    const info = typeof name === "string" ? this.manifest.tokenizers?.[name] : undefined;
+    if (!info) {
+      const known = Object.keys(this.manifest.tokenizers ?? {});
+      return Promise.reject(new BytepairError(
+        "UnknownTokenizerError",
+        `unknown tokenizer ${JSON.stringify(name)}; prepared tokenizers: ${known.join(", ") || "none"} ` +
+          "(any other loads from its tokenizer.json: createTokenizer({ tokenizerJson }))",
+      ));
+    }
+    this.tokenizerFetches ??= new Map();
+    let promise = this.tokenizerFetches.get(info.file) ?? this.prefetched.get(info.file);
+    this.prefetched.delete(info.file);
+    if (!promise) {
+      this.loader.expect([info.file]);
+      promise = this.loader.load(info.file);
+    }
+    this.tokenizerFetches.set(info.file, promise);
+    const forget = () => this.tokenizerFetches.delete(info.file);
+    promise.then(forget, forget);
+    return promise;
   }
 
   /** Fetch (once) and install the ranks an encoding needs; resolves to its canonical name. */

@@ -26,8 +26,8 @@ function jsHeapBytes() {
 }
 
 export class TokenizerService {
-  static async create({ assetsUrl, onProgress, firstEncoding }) {
-    return new TokenizerService(await Runtime.load({ assetsUrl, onProgress, firstEncoding }));
+  static async create({ assetsUrl, onProgress, firstEncoding, firstTokenizer }) {
+    return new TokenizerService(await Runtime.load({ assetsUrl, onProgress, firstEncoding, firstTokenizer }));
   }
 
   constructor(runtime) {
@@ -45,7 +45,19 @@ export class TokenizerService {
         return { result: { ...rt.timings, files: { ...rt.loader.fileTimings } } };
       case "listEncodings":
         return { result: Object.keys(rt.manifest.encodings) };
+      case "listTokenizers":
+        return { result: Object.keys(rt.manifest.tokenizers ?? {}) };
       case "open": {
+        if (a.tokenizer !== undefined || a.tokenizerJson !== undefined) {
+          // A tokenizer.json (prepared at build time, or given): loaded into the bridge's registry,
+          // whose key the other operations take in place of an encoding name.
+          const data = a.tokenizer !== undefined ? await rt.tokenizerBytes(a.tokenizer) : a.tokenizerJson;
+          const t0 = performance.now();
+          const info = rt.call("load_tokenizer_json", data, a.tokenizer ?? a.name);
+          rt.timings[`build ${info.name}`] ??= performance.now() - t0;
+          // The same file opened under two names is loaded once; each tokenizer keeps its own name.
+          return { result: { ...info, name: a.tokenizer ?? a.name ?? info.name } };
+        }
         const name = a.model !== undefined ? rt.call("model_encoding", a.model) : a.encoding;
         await rt.ensureEncoding(name);
         const t0 = performance.now();
@@ -73,6 +85,8 @@ export class TokenizerService {
         };
         return { result, transfer: [r.ids.buffer, r.starts.buffer, r.ends.buffer, r.lengths.buffer, r.bytes.buffer] };
       }
+      case "close":
+        return { result: rt.call("unload_tokenizer", a.encoding) };
       case "modelEncoding":
         return { result: rt.call("model_encoding", a.model) };
       case "decode":
@@ -93,7 +107,7 @@ export class TokenizerService {
         const s = rt.call("memory_stats");
         return {
           result: {
-            wasmBytes: rt.wasmBytes, heapBytesInUse: rt.heapBytesInUse, openDecoders: s.open_decoders,
+            wasmBytes: rt.wasmBytes, heapBytesInUse: rt.heapBytesInUse, openDecoders: s.open_decoders, loadedTokenizers: s.loaded_tokenizers,
             cachedBlocks: s.cached_blocks, cachedWordCounts: s.cached_word_counts, pythonObjects: s.python_objects,
             jsHeapBytes: jsHeapBytes(),
           },

@@ -8,23 +8,46 @@ JavaScript and no error has to be read back out of traceback text. Offsets are c
 code units (JavaScript string indices), and streaming decoders are kept here under integer handles
 so each JavaScript stream has its own state until JavaScript closes it.
 
+Two families answer the same operations: the OpenAI encodings, by name, and any BPE
+``tokenizer.json`` (``bytepair.Tokenizer``), loaded from its text by :func:`load_tokenizer_json`
+under a key that every operation then accepts in place of an encoding name. For the latter,
+ids are ``Tokenizer.encode(text, add_special_tokens=False).ids`` (added tokens in the text are
+matched, as HF does) and ``decode`` is ``decode(ids, skip_special_tokens=False)``; the
+special-token policy and the decode ``errors`` mode belong to the OpenAI family and are ignored.
+
 >>> dispatch("count", "o200k_base", "hello world")
 {'value': 2}
 >>> dispatch("decode", "o200k_base", [-1])["error"]["name"]
 'InvalidTokenError'
+>>> import json
+>>> spec = {"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2, "<s>": 3}, "merges": ["a b"]},
+...         "added_tokens": [{"id": 3, "content": "<s>", "special": True}]}
+>>> info = dispatch("load_tokenizer_json", json.dumps(spec), "tiny")["value"]
+>>> info["family"], info["name"], info["n_vocab"], info["special_tokens"]
+('tokenizer.json', 'tiny', 4, ['<s>'])
+>>> list(dispatch("encode", info["key"], "ab<s>ba")["value"])
+[2, 3, 1, 0]
+>>> dispatch("load_tokenizer_json", "{", "broken")["error"]["name"]
+'VocabFormatError'
+>>> unload_tokenizer(info["key"])
+True
 """
 
 from __future__ import annotations
 
 import gc
+import gzip
+import hashlib
+import re
 from array import array
 from collections.abc import Callable, Iterable
 from itertools import chain, islice
 from typing import Any
 
+from .byte_unicode import visible_to_bytes
 from .decode import StreamDecoder
 from .encoding import Encoding
-from .errors import InvalidInputError
+from .errors import InvalidInputError, InvalidTokenError, UnknownEncodingError, VocabFormatError
 from .incremental import IncrementalEncoder, line_blocks, safe_prefix_end
 from .offsets import utf16_offsets
 from .registry import (
@@ -33,6 +56,8 @@ from .registry import (
     list_encoding_names,
     use_data_dir,
 )
+from .text_input import require_str
+from .tokenizer import Tokenizer
 
 __all__ = [
     "count",
@@ -46,6 +71,7 @@ __all__ = [
     "inspect",
     "is_within_token_limit",
     "list_encodings",
+    "load_tokenizer_json",
     "memory_stats",
     "model_encoding",
     "prepare",
@@ -53,10 +79,11 @@ __all__ = [
     "stream_feed",
     "stream_flush",
     "stream_open",
+    "unload_tokenizer",
     "use_verified_data_dir",
 ]
 
-_streams: dict[int, StreamDecoder] = {}
+_streams: dict[int, Any] = {}  # StreamDecoder, or _JsonStream for a tokenizer.json
 _next_stream = 0
 _incremental: dict[str, IncrementalEncoder] = {}
 
@@ -86,6 +113,143 @@ class _BlockWords:
 
 
 _words = _BlockWords()
+
+KEY_PREFIX = "tokenizer.json:"
+"""Keys of loaded tokenizer.json tokenizers start with this (no encoding name does)."""
+
+_BYTE_TOKEN = re.compile(r"<0x([0-9A-Fa-f]{2})>")
+
+
+class _JsonFace:
+    """A loaded ``tokenizer.json`` with the methods the operations call on an ``Encoding``. The
+    special-token policy is accepted and ignored: added tokens in the text are always matched, as
+    HF does; decode always replaces invalid UTF-8 (HF's decoders do)."""
+
+    def __init__(self, tok: Tokenizer, key: str, name: str) -> None:
+        self.tok = tok
+        self.key = key
+        self.name = name
+        self.users = 1
+        added = tok.get_added_tokens_decoder()
+        self._added = {token_id: t.content for token_id, t in added.items()}
+        self.special_tokens = [t.content for _, t in sorted(added.items()) if t.special]
+        self._bytes: dict[int, bytes] = {}
+
+    def encode_to_array(self, text: str, **_policy: Any) -> array:
+        return array("I", self.tok.encode(text, add_special_tokens=False).ids)
+
+    def count(self, text: str, **_policy: Any) -> int:
+        return self.tok.count(text)
+
+    def is_within_token_limit(self, text: str, limit: Any, **_policy: Any) -> int | bool:
+        if isinstance(limit, float) and limit.is_integer():
+            limit = int(limit)  # JavaScript numbers may arrive as floats
+        return self.tok.is_within_token_limit(text, limit)
+
+    def encode_with_offsets(self, text: str, **_policy: Any) -> tuple[list[int], list[tuple[int, int]]]:
+        encoded = self.tok.encode(text, add_special_tokens=False)
+        return encoded.ids, encoded.offsets
+
+    def decode(self, ids: Iterable[Any], errors: str = "replace") -> str:
+        return self.tok.decode(list(ids), skip_special_tokens=False)
+
+    def decode_tokens_bytes(self, ids: Iterable[Any]) -> list[bytes]:
+        return [self.token_bytes(token_id, position) for position, token_id in enumerate(ids)]
+
+    def token_bytes(self, token_id: Any, position: int = 0) -> bytes:
+        """The text bytes a token stands for (for display): an added token's UTF-8, a byte-level
+        token's bytes, ``<0xNN>`` byte-fallback tokens' byte, else the token with ``▁`` as a space."""
+        cached = self._bytes.get(token_id) if isinstance(token_id, int) else None
+        if cached is not None:
+            return cached
+        content = self._added.get(token_id) if isinstance(token_id, int) and not isinstance(token_id, bool) else None
+        if content is not None:
+            data = content.encode("utf-8", "surrogatepass")
+        else:
+            token = self._token(token_id, position)
+            match = _BYTE_TOKEN.fullmatch(token)
+            if self.tok.model.byte_level:
+                try:
+                    data = visible_to_bytes(token)
+                except (KeyError, ValueError):
+                    data = token.encode("utf-8", "surrogatepass")
+            elif match is not None:
+                data = bytes([int(match[1], 16)])
+            else:
+                data = token.replace("\u2581", " ").encode("utf-8", "surrogatepass")
+        self._bytes[token_id] = data
+        return data
+
+    def _token(self, token_id: Any, position: int) -> str:
+        if isinstance(token_id, bool) or not isinstance(token_id, int):
+            raise InvalidTokenError(f"token ids must be integers; got {type(token_id).__name__} {token_id!r} at position {position}")
+        token = self.tok.id_to_token(token_id) if token_id >= 0 else None
+        if token is None:
+            raise InvalidTokenError(
+                f"{token_id!r} at position {position} is not a token id of the {self.name} tokenizer "
+                f"(vocabulary size {self.tok.get_vocab_size()}); check that the ids come from this tokenizer"
+            )
+        return token
+
+    def stream_decoder(self) -> _JsonStream:
+        return _JsonStream(self.tok)
+
+    def info(self) -> dict[str, Any]:
+        return {
+            "family": "tokenizer.json",
+            "key": self.key,
+            "name": self.name,
+            "n_vocab": self.tok.get_vocab_size(),
+            "max_token_value": max(self.tok.get_vocab().values(), default=0),
+            "eot_token": None,
+            "special_tokens": list(self.special_tokens),
+        }
+
+
+class _JsonStream:
+    """A tokenizer.json's streaming decoder: HF's ``DecodeStream`` rule (decode a window of recent
+    ids with ``skip_special_tokens=False``; emit what grew once it does not end in U+FFFD) with the
+    ``feed``/``flush`` of the OpenAI family's ``StreamDecoder`` (flush emits what is held back)."""
+
+    def __init__(self, tok: Tokenizer) -> None:
+        self._tok = tok
+        self._ids: list[int] = []
+        self._prefix = ""
+        self._prefix_index = 0
+
+    def feed(self, ids: Iterable[Any]) -> str:
+        out = []
+        for token_id in ids:
+            window = [*self._ids, token_id]
+            text = self._tok.decode(window, skip_special_tokens=False)  # a bad id raises; nothing changed
+            self._ids = window
+            if len(text) > len(self._prefix) and not text.endswith("\ufffd"):
+                out.append(text[len(self._prefix):])
+                self._ids = self._ids[self._prefix_index:]
+                self._prefix = self._tok.decode(self._ids, skip_special_tokens=False)
+                self._prefix_index = len(self._ids)
+        return "".join(out)
+
+    def flush(self) -> str:
+        text = self._tok.decode(self._ids, skip_special_tokens=False)
+        rest = text[len(self._prefix):] if len(text) > len(self._prefix) else ""
+        self._ids, self._prefix, self._prefix_index = [], "", 0
+        return rest
+
+
+_loaded: dict[str, _JsonFace] = {}
+
+
+def _face(name: Any) -> Any:
+    """The Encoding named ``name``, or the loaded tokenizer.json whose key it is."""
+    if isinstance(name, str) and name.startswith(KEY_PREFIX):
+        face = _loaded.get(name)
+        if face is None:
+            raise UnknownEncodingError(
+                f"no tokenizer.json is loaded under {name!r} (its tokenizer was disposed); create it again with createTokenizer()"
+            )
+        return face
+    return get_encoding(name)
 
 
 def error_info(exc: BaseException) -> dict[str, Any]:
@@ -209,10 +373,57 @@ def model_encoding(model: str) -> str:
     return encoding_name_for_model(model)
 
 
+def load_tokenizer_json(data: Any, name: Any = None) -> dict[str, Any]:
+    """Load a ``tokenizer.json`` from its text, or its UTF-8 bytes (gzip-compressed or not), and answer
+    its :func:`encoding_info`, whose ``key`` every operation accepts in place of an encoding name.
+    The key is made from the file's sha256: loading the same file again shares the loaded one (until
+    each load is matched by an :func:`unload_tokenizer`)."""
+    label = name if isinstance(name, str) and name else "tokenizer.json"
+    raw = data.to_bytes() if hasattr(data, "to_bytes") and not isinstance(data, int) else data  # a JS Uint8Array
+    if isinstance(raw, (bytes, bytearray, memoryview)):
+        raw = bytes(raw)
+        if raw[:2] == b"\x1f\x8b":
+            try:
+                raw = gzip.decompress(raw)
+            except (OSError, EOFError, ValueError) as exc:
+                raise VocabFormatError(f"{label}: the gzip data is damaged ({exc}); give the tokenizer.json itself") from None
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise VocabFormatError(f"{label}: not UTF-8 JSON (bad byte at offset {exc.start}); is this a tokenizer.json?") from None
+    elif isinstance(raw, str):
+        text = raw
+        raw = text.encode("utf-8", "surrogatepass")
+    else:
+        raise InvalidInputError(f"a tokenizer.json must be given as text or bytes, not {type(raw).__name__}")
+    key = KEY_PREFIX + hashlib.sha256(raw).hexdigest()[:24]
+    face = _loaded.get(key)
+    if face is not None:
+        face.users += 1
+        return face.info()
+    tok = Tokenizer.from_str(text.removeprefix("\ufeff"))
+    face = _loaded[key] = _JsonFace(tok, key, label)
+    return face.info()
+
+
+def unload_tokenizer(key: str) -> bool:
+    """Release one load of a tokenizer.json (the last one forgets it); True if it was loaded."""
+    face = _loaded.get(key)
+    if face is None:
+        return False
+    face.users -= 1
+    if face.users <= 0:
+        del _loaded[key]
+    return True
+
+
 def encoding_info(name: str) -> dict[str, Any]:
-    enc: Encoding = get_encoding(name)
+    face = _face(name)
+    if isinstance(face, _JsonFace):
+        return face.info()
+    enc: Encoding = face
     specials = enc.special_tokens_set
-    return {
+    return {  # no "family" (JavaScript reads its absence as "openai") and no "key" (it is the name)
         "name": enc.name,
         "n_vocab": enc.n_vocab,
         "max_token_value": enc.max_token_value,
@@ -222,20 +433,21 @@ def encoding_info(name: str) -> dict[str, Any]:
 
 
 def encode(name: str, text: str, allowed: Any = None, disallowed: Any = None) -> array:
-    return get_encoding(name).encode_to_array(text, **_policy(allowed, disallowed))
+    return _face(name).encode_to_array(text, **_policy(allowed, disallowed))
 
 
 def count(name: str, text: str, allowed: Any = None, disallowed: Any = None) -> int:
-    return get_encoding(name).count(text, **_policy(allowed, disallowed))
+    return _face(name).count(text, **_policy(allowed, disallowed))
 
 
 def is_within_token_limit(name: str, text: str, limit: int, allowed: Any = None, disallowed: Any = None) -> int | bool:
-    return get_encoding(name).is_within_token_limit(text, limit, **_policy(allowed, disallowed))
+    require_str(text)  # JavaScript passes one string (Encoding also takes an iterable of chunks)
+    return _face(name).is_within_token_limit(text, limit, **_policy(allowed, disallowed))
 
 
 def encode_with_offsets(name: str, text: str, allowed: Any = None, disallowed: Any = None) -> dict[str, array]:
     """Ids and [start, end) offsets in UTF-16 code units of ``text``."""
-    ids, spans = get_encoding(name).encode_with_offsets(text, **_policy(allowed, disallowed))
+    ids, spans = _face(name).encode_with_offsets(text, **_policy(allowed, disallowed))
     starts = utf16_offsets(text, [s for s, _ in spans])
     ends = utf16_offsets(text, [e for _, e in spans])
     return {"ids": array("I", ids), "starts": array("I", starts), "ends": array("I", ends)}
@@ -252,9 +464,12 @@ def inspect(name: str, text: str, allowed: Any = None, disallowed: Any = None, m
     offsets are computed on a prefix cut where the pattern must end a piece, and checked against
     the first ids of the whole text.
     """
-    enc = get_encoding(name)
+    face = _face(name)
     policy = _policy(allowed, disallowed)
     limit = _max_tokens(max_tokens)
+    if isinstance(face, _JsonFace):
+        return _inspect_json(face, text, limit)
+    enc: Encoding = face
     inc = _incremental.get(name)
     if inc is None:
         inc = _incremental[name] = IncrementalEncoder(enc)
@@ -279,10 +494,16 @@ def inspect(name: str, text: str, allowed: Any = None, disallowed: Any = None, m
     spans = spans[:shown]
     prefix = text[:end]
     token_bytes = enc.decode_tokens_bytes(first)
+    return _inspection(text, count, first, prefix, spans, token_bytes)
+
+
+def _inspection(text: str, count: int, ids: list[int], prefix: str, spans: list[tuple[int, int]],
+                token_bytes: list[bytes]) -> dict[str, Any]:
+    """The answer of :func:`inspect`, from the shown tokens' ids, spans into ``prefix`` and bytes."""
     _words.new_version()
     return {
         "count": count,
-        "ids": array("I", first),
+        "ids": array("I", ids),
         "starts": array("I", utf16_offsets(prefix, [s for s, _ in spans])),
         "ends": array("I", utf16_offsets(prefix, [e for _, e in spans])),
         "lengths": array("I", map(len, token_bytes)),
@@ -294,18 +515,55 @@ def inspect(name: str, text: str, allowed: Any = None, disallowed: Any = None, m
     }
 
 
+def _inspect_json(face: _JsonFace, text: str, limit: int) -> dict[str, Any]:
+    """:func:`inspect` for a tokenizer.json. The count is the fast path's (its pieces are cached); ids
+    and offsets come from encoding a prefix that ends after a line break followed by a non-space
+    character, accepted only if counting the prefix and the rest apart gives the whole count (else
+    the whole text is encoded)."""
+    tok = face.tok
+    count = tok.count(text)
+    shown = min(count, limit)
+    end = len(text)
+    if shown < count:
+        guess = len(text) * shown * 5 // (4 * count) + 256
+        while guess < len(text):
+            cut = _line_cut(text, guess)
+            head = tok.count(text[:cut])
+            if cut < len(text) and head >= shown and head + tok.count(text[cut:]) == count:
+                end = cut
+                break
+            guess *= 2
+    encoded = tok.encode(text[:end], add_special_tokens=False)
+    ids = encoded.ids[:shown]
+    return _inspection(text, count, ids, text[:end], encoded.offsets[:shown], face.decode_tokens_bytes(ids))
+
+
+def _line_cut(text: str, at: int) -> int:
+    """The first index at or after ``at`` that follows a line break and holds a non-space character
+    (``len(text)`` if there is none).
+
+    >>> _line_cut("ab\\n  c\\nd", 1)
+    7
+    """
+    match = _LINE_START.search(text, at)
+    return match.end() if match else len(text)
+
+
+_LINE_START = re.compile(r"\n(?=\S)")
+
+
 def decode(name: str, ids: Any, kind: str = "", errors: Any = "replace") -> str:
-    return get_encoding(name).decode(_ids(ids, kind), errors=_decode_errors(errors))
+    return _face(name).decode(_ids(ids, kind), errors=_decode_errors(errors))
 
 
 def decode_token_bytes(name: str, ids: Any, kind: str = "") -> list[bytes]:
     """Each token's bytes (the playground shows them in hex)."""
-    return get_encoding(name).decode_tokens_bytes(_ids(ids, kind))
+    return _face(name).decode_tokens_bytes(_ids(ids, kind))
 
 
 def stream_open(name: str) -> int:
     global _next_stream
-    decoder = get_encoding(name).stream_decoder()
+    decoder = _face(name).stream_decoder()
     _next_stream += 1
     _streams[_next_stream] = decoder
     return _next_stream
@@ -337,6 +595,7 @@ def memory_stats() -> dict[str, int]:
     gc.collect()
     return {
         "open_decoders": len(_streams),
+        "loaded_tokenizers": len(_loaded),
         "cached_blocks": sum(inc.cached_blocks() for inc in _incremental.values()),
         "cached_word_counts": len(_words),
         "python_objects": len(gc.get_objects()),
