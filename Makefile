@@ -68,7 +68,7 @@ $(WHEEL): $(BASE_STAMP) $(CORE_SRC) pyproject.toml
 	rm -rf build/wheel
 	$(PY) -m pip wheel --quiet --disable-pip-version-check --no-deps -w build/wheel .
 
-dist/manifest.json: $(WHEEL) $(NODE_RUNTIME_STAMP) $(WEB_SRC) build/bundle.mjs
+dist/manifest.json: $(WHEEL) $(NODE_RUNTIME_STAMP) $(WEB_SRC) build/bundle.mjs build/fetch_hf_tokenizers.py
 	node build/bundle.mjs --wheel $(WHEEL)
 
 bundle: dist/manifest.json
