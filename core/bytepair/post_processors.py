@@ -46,6 +46,16 @@ class Piecewise:
         self.word_ids += other.word_ids
         self.sequence_ids += other.sequence_ids
 
+    def add_added_token(self, token_id: int, text: str, offsets: tuple[int, int], type_id: int, word: int) -> None:
+        """An added token found in the text: its own word, with offsets, not in the special mask."""
+        self.ids.append(token_id)
+        self.tokens.append(text)
+        self.offsets.append(offsets)
+        self.type_ids.append(type_id)
+        self.special_tokens_mask.append(0)
+        self.word_ids.append(word)
+        self.sequence_ids.append(type_id)
+
     def add_special(self, ids: list[int], tokens: list[str], type_id: int) -> None:
         n = len(ids)
         self.ids += ids

@@ -495,11 +495,7 @@ class Tokenizer:
         word = 0
         for segment, token_id, start, end in self._added.split(repaired, normalized=False, skip_special=self.encode_special_tokens):
             if token_id is not None:
-                out.add_special([token_id], [segment], type_id)  # with the whitespace lstrip/rstrip took
-                out.offsets[-1] = (start, end)
-                out.special_tokens_mask[-1] = 0
-                out.word_ids[-1] = word
-                out.sequence_ids[-1] = type_id
+                out.add_added_token(token_id, segment, (start, end), type_id, word)  # with what lstrip/rstrip took
                 word += 1
                 continue
             if self.normalizer is not None:
@@ -509,11 +505,7 @@ class Tokenizer:
             for part, part_id, p_start, p_end in self._added.split(normalized, normalized=True, skip_special=self.encode_special_tokens):
                 o_start, o_end = _to_original(align, p_start, p_end, start)
                 if part_id is not None:
-                    out.add_special([part_id], [part], type_id)
-                    out.offsets[-1] = (o_start, o_end)
-                    out.special_tokens_mask[-1] = 0
-                    out.word_ids[-1] = word
-                    out.sequence_ids[-1] = type_id
+                    out.add_added_token(part_id, part, (o_start, o_end), type_id, word)
                     word += 1
                     continue
                 self._set_first(start == 0)
