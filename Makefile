@@ -5,6 +5,7 @@
 #   make bundle  dist/: the offline browser/edge bundle (Pyodide + our wheel + rank data + JS API)
 #   make bench   benchmarks -> docs/PERFORMANCE.md, docs/RELIABILITY.md
 #   make fuzz    the long differential fuzz against tiktoken (FUZZ_SECONDS=600)
+#   make soak    the checks that take many minutes (every code point x context against HF tokenizers)
 #   make hf-data open-model tokenizer.json files for tests and benchmarks (build/cache/hf)
 
 PYTHON   ?= python3
@@ -30,7 +31,7 @@ PYENV_ROOT ?= $(HOME)/.pyenv
 CROSS_TESTS := tests/test_parity_tiktoken.py tests/test_traps.py tests/test_pretokenize.py tests/test_properties.py \
                tests/test_unicode_exhaustive.py
 
-.PHONY: hf-data demo site test test-python test-interpreters test-tiktoken-suite run bundle bench fuzz chromium clean data unicode-tables
+.PHONY: hf-data soak demo site test test-python test-interpreters test-tiktoken-suite run bundle bench fuzz chromium clean data unicode-tables
 
 # The demo needs only bytepair itself in the venv (and pip, to build its wheel).
 $(BASE_STAMP): pyproject.toml
@@ -89,8 +90,13 @@ hf-data: $(BASE_STAMP)
 	@$(PY) build/fetch_hf_tokenizers.py >/dev/null
 
 test: $(STAMP) $(NODE_STAMP) bundle site chromium hf-data
-	$(PY) -m pytest
+	$(PY) -m pytest -m "not soak"
 	$(MAKE) --no-print-directory test-interpreters
+
+# The checks that take many minutes (each tokenizer.json pre-tokenizer on every code point in seven
+# contexts against HF tokenizers: ~30 min; encode_with_unstable on many prefixes): not in make test.
+soak: $(STAMP) hf-data
+	$(PY) -m pytest -m soak
 
 # The parity and Unicode tests again under every other CPython found (PATH or pyenv); skipped if none.
 test-interpreters:
@@ -107,7 +113,7 @@ test-interpreters:
 
 # Only the native core (no browser, no Node).
 test-python: $(STAMP) hf-data
-	$(PY) -m pytest -m "not browser"
+	$(PY) -m pytest -m "not browser and not soak"
 
 # tiktoken 0.14's own tests (from its PyPI sdist, cached in build/cache) run against bytepair through a
 # `tiktoken` package that only re-exports bytepair's names.

@@ -11,7 +11,7 @@ and its reading of the syntax are proved separately from test_unicode_exhaustive
    repetitions, lookarounds, empty matches, every behaviour with and without ``invert``, and string
    patterns with regex metacharacters, each compared with HF's ``Split``.
 3. The pre-tokenizers of the tokenizer.json files give HF's offsets for every code point in a few
-   contexts (a fast subset always; every code point under ``-m slow``).
+   contexts (a fast subset always; every code point under ``make soak``: about 30 minutes).
 """
 
 from __future__ import annotations
@@ -261,7 +261,7 @@ def test_tokenizer_json_pre_tokenizers_on_the_sample(name: str) -> None:
     _check_contexts(name, SAMPLE)
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 @pytest.mark.parametrize("name", HF_NAMES)
 def test_tokenizer_json_pre_tokenizers_on_every_code_point(name: str) -> None:
     _check_contexts(name, ALL_CHARS)

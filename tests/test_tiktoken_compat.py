@@ -158,7 +158,7 @@ def test_encode_with_unstable_special_tokens(tiktoken_ref):
         ref.encode_with_unstable("a<|endoftext|>")
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 @pytest.mark.parametrize("name", MAIN)
 def test_encode_with_unstable_on_many_prefixes(tiktoken_ref, name):
     enc, ref = bytepair.get_encoding(name), tiktoken_ref(name)
