@@ -63,19 +63,25 @@ class Encoded:
 
     def __getattr__(self, name: str) -> Any:
         # Only called for attributes not set yet: the lazy fields.
-        build = self.__dict__.get("_build")
-        if name in _LAZY_FIELDS and build is not None:
-            full = build()
-            self._build = None
-            if full.ids != self.ids:
-                raise InvalidInputError(
-                    "the tokenizer was changed (tokens added, truncation or padding set) between encode() and reading "
-                    f"this result's {name}; read the fields you need before changing the tokenizer"
-                )
-            for field_name in _LAZY_FIELDS:
-                self.__dict__[field_name] = full.__dict__[field_name]
+        if name in _LAZY_FIELDS and self.__dict__.get("_build") is not None:
+            self._materialize(name)
             return self.__dict__[name]
         raise AttributeError(name)
+
+    def _materialize(self, reading: str = "fields") -> None:
+        """Build the lazy fields now (before anything changes the ids, such as padding)."""
+        build = self.__dict__.get("_build")
+        if build is None:
+            return
+        full = build()
+        self._build = None
+        if full.ids != self.ids:
+            raise InvalidInputError(
+                "the tokenizer was changed (tokens added, truncation or padding set) between encode() and reading "
+                f"this result's {reading}; read the fields you need before changing the tokenizer"
+            )
+        for field_name in _LAZY_FIELDS:
+            self.__dict__[field_name] = full.__dict__[field_name]
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -105,6 +111,7 @@ class Encoded:
         n = length - len(self.ids)
         if n <= 0:
             return
+        self._materialize()
         for name, value in (("ids", pad_id), ("tokens", pad_token), ("offsets", (0, 0)), ("type_ids", pad_type_id),
                             ("attention_mask", 0), ("special_tokens_mask", 1), ("word_ids", None), ("sequence_ids", None)):
             values = getattr(self, name)
