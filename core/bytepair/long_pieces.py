@@ -11,28 +11,34 @@ when every adjacent pair in it is.) A piece that is itself a token is that token
 ``encode`` looks that up first, so the rest only has to follow the merge rule.
 
 Why it is fast. Chunks repeat (a run of one letter, a small emoji alphabet), so they come from the
-piece cache in C; seam checks are cached per token pair and also run in C. Three ways are tried:
+piece cache in C; seam checks are cached per token pair and also run in C. Four ways are tried:
 
 1. 128-character chunks, when they repeat and every seam holds (a run of one letter, of spaces, of
    ``"\r\n"`` in a vocabulary that keeps every byte apart).
 2. Single characters (a small alphabet of multi-byte characters), when nearly every seam holds; a
    seam that fails is repaired by re-encoding a few tokens on both sides of it, left to right, each
    token copied once.
-3. Stitching (mixed runs such as ``"    \\n" * n``, where a chunk cut at an arbitrary character
+3. Sides between cuts no token reaches across, for pieces that do not repeat: between two bytes
+   that stand next to each other in no token of the vocabulary, no merge can join the two sides
+   (the token it made would hold those two bytes), so merging each side on its own is merging the
+   whole piece. A random mix of spaces, tabs, CR, LF and NBSP has such places every few bytes in
+   most vocabularies; its sides are short and repeat, so they come from a cache in C. (A periodic
+   piece is left to stitching, whose chunks repeat whole: cheaper than many small sides.)
+4. Stitching (mixed runs such as ``"    \\n" * n``, where a chunk cut at an arbitrary character
    starts out of step with the piece's own tokens), and anything that does not repeat: left to
    right, each chunk of bytes starts where the tokens kept so far end, keeps all its tokens but the
    last two (which may change with what follows), and hands back a few kept tokens when its first
    seam fails. Chunks of a periodic run thus start in step and repeat, so they come from a cache.
    Work is linear in the piece.
 
-If all three fail (seams that keep failing however far they are widened), the piece is handed to
+If all fail (seams that keep failing however far they are widened), the piece is handed to
 the O(n log n) heap merge, which needs no such luck.
 """
 
 from __future__ import annotations
 
-from itertools import accumulate, chain, compress
-from operator import itemgetter, not_
+from itertools import accumulate, chain, compress, repeat
+from operator import add, itemgetter, mul, not_
 from typing import TYPE_CHECKING
 
 from .bpe_merge import apply_merges
@@ -97,6 +103,33 @@ class _StitchChunks(dict[bytes, tuple[tuple[int, ...], int]]):
         return value
 
 
+class _Sides(dict[bytes, tuple[int, ...]]):
+    """Bytes between two cuts no token reaches across -> their ids (merged alone, no whole-token
+    shortcut); looked up in C for the sides seen before."""
+
+    def __init__(self, ranks: dict[bytes, int]) -> None:
+        super().__init__()
+        self._ranks = ranks
+
+    def __missing__(self, side: bytes) -> tuple[int, ...]:
+        ids = tuple(apply_merges(side, self._ranks))
+        if len(side) <= 64:
+            if len(self) >= 1 << 16:
+                self.clear()
+            self[side] = ids
+        return ids
+
+
+def _periodic(data: bytes) -> bool:
+    """Whether ``data`` looks periodic (its first kilobyte comes again within the next three).
+
+    >>> _periodic(b"\\n \\n" * 2000), _periodic(bytes(range(256)) * 4 + b"x" * 4000)
+    (True, False)
+    """
+    head = data[:1024]
+    return len(head) == 1024 and data.find(head, 1, 4096) > 0
+
+
 def _fixed_chunks(text: str, size: int) -> list[str]:
     """``text`` cut every ``size`` characters."""
     return list(map(text.__getitem__, map(slice, range(0, len(text), size), range(size, len(text) + size, size))))
@@ -112,6 +145,8 @@ class LongPieceEncoder:
         self._seams = _SeamCache(ranks, token_bytes)
         self._chunks = _StitchChunks(ranks, token_bytes)
         self._longest_token = -1  # bytes; found on the first long piece, not at start-up
+        self._apart: list[bool] | None = None  # byte pair -> no token holds it (built on first use)
+        self._sides = _Sides(ranks)
         self.stats = {"merged_bytes": 0, "stitches": 0, "hand_backs": 0}
         """Work done beyond cache hits, for tests that check it grows linearly (not wall time)."""
 
@@ -119,6 +154,7 @@ class LongPieceEncoder:
         """Forget cached seams and stitched chunks (benchmarks measure a cold start)."""
         self._seams.clear()
         self._chunks.clear()
+        self._sides.clear()
 
     def _seam_checks(self, encoded: list[tuple[int, ...]]) -> list[bool]:
         pairs = zip(map(_last, encoded), map(_first, encoded[1:]))
@@ -148,13 +184,28 @@ class LongPieceEncoder:
                 repaired = self._repair(encoded, seams)
                 if repaired is not None:
                     return repaired
-        # 3. Stitching; 4. the heap merge.
+        # 3. Sides between places no token reaches across (a random mix of whitespace).
         data = piece.encode("utf-8")
+        cuts = [] if _periodic(data) else self._cuts_apart(data)
+        if cuts:
+            return tuple(chain.from_iterable(map(self._sides.__getitem__, map(data.__getitem__, map(slice, [0, *cuts], [*cuts, len(data)])))))
+        # 4. Stitching; 5. the heap merge.
         stitched = self._stitch(data)
         if stitched is not None:
             return stitched
         self.stats["merged_bytes"] += len(data)
         return tuple(apply_merges(data, self._ranks))
+
+    def _cuts_apart(self, data: bytes) -> list[int]:
+        """Positions between two bytes that no token holds side by side (see the module docstring)."""
+        if self._apart is None:
+            # Pairs inside tokens, and (harmlessly: fewer cuts) pairs across two tokens' joint.
+            joined = b"".join(self._bytes)
+            inside = set(map(add, map(mul, joined[:-1], repeat(256)), joined[1:]))
+            self._apart = [code not in inside for code in range(65536)]
+        apart = self._apart.__getitem__
+        codes = map(add, map(mul, data[:-1], repeat(256)), data[1:])
+        return list(compress(range(1, len(data)), map(apart, codes)))
 
     def _repair(self, encoded: list[tuple[int, ...]], seams: list[bool]) -> tuple[int, ...] | None:
         """Make every failing seam hold by re-encoding a window of tokens around it.
