@@ -336,3 +336,27 @@ def test_packed_form_loads_to_the_same_tokenizer(name: str) -> None:
     damaged[-20] ^= 0xFF
     with pytest.raises(bytepair.VocabFormatError):
         load_packed_tokenizer(bytes(damaged))
+
+
+@pytest.mark.parametrize(
+    "post",
+    [{"type": "BertProcessing", "sep": ["</s>", 2], "cls": ["<s>", 1]},
+     {"type": "RobertaProcessing", "sep": ["</s>", 2], "cls": ["<s>", 1], "trim_offsets": True, "add_prefix_space": True},
+     {"type": "RobertaProcessing", "sep": ["</s>", 2], "cls": ["<s>", 1], "trim_offsets": False, "add_prefix_space": False},
+     {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+     {"type": "Sequence", "processors": [{"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+                                         {"type": "TemplateProcessing", "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}},
+                                                                                   {"Sequence": {"id": "A", "type_id": 0}}],
+                                          "pair": [{"Sequence": {"id": "A", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}}],
+                                          "special_tokens": {"<s>": {"id": "<s>", "ids": [1], "tokens": ["<s>"]}}}]}],
+    ids=lambda p: p["type"] + ("-trim" if p.get("trim_offsets") else ""),
+)
+def test_post_processors_like_hf(post: dict) -> None:
+    base = json.loads((hf_folder("gpt2") / "tokenizer.json").read_text(encoding="utf-8"))
+    base["post_processor"] = post
+    base["pre_tokenizer"] = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}
+    text = json.dumps(base)
+    ref, ours = tokenizers.Tokenizer.from_str(text), Tokenizer.from_str(text)
+    for a, b in [("Hello  world", None), (" spaced out ", "second  part "), ("x", "y")]:
+        for add in (True, False):
+            assert_same(ref.encode(a, b, add_special_tokens=add), ours.encode(a, b, add_special_tokens=add), f"{post['type']} {a!r} {b!r}")

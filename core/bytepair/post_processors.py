@@ -206,9 +206,12 @@ class RobertaProcessing(PostProcessor):
             for seq in (first, second):
                 if seq is not None:
                     trim_byte_level_offsets(seq, self.add_prefix_space)
-        if not add_special_tokens:
-            return super().process(first, second, add_special_tokens)
         out = Piecewise()
+        if not add_special_tokens:  # RoBERTa has no type ids: every token is 0, a pair's too
+            out.extend(first, type_id=0)
+            if second is not None:
+                out.extend(second, type_id=0)
+            return out
         out.add_special([self.cls[1]], [self.cls[0]], 0)
         out.extend(first, type_id=0)
         out.add_special([self.sep[1]], [self.sep[0]], 0)
