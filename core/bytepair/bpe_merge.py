@@ -9,6 +9,11 @@ the lowest rank (the leftmost of equals); repeat until no pair merges. Three imp
 * :func:`_merge_long` - a heap of candidate pairs over a linked list of token starts, with stale-entry
   checks, so a piece of n bytes costs O(n log n), never O(n^2) (1 MB of one letter is one piece).
 
+BPE-dropout (subword regularisation) has the same two forms: :func:`reference_merge_dropout` and
+:func:`merge_dropout`. At each step the candidate merges are taken in the order above and each is
+skipped with probability ``dropout``; the first not skipped is applied; when all are skipped the
+piece is done. Both draw the same random numbers in the same order, so they agree for a seed.
+
 >>> ranks = {b"a": 0, b"b": 1, b"ab": 2, b"abab": 3}
 >>> merge_piece(b"ababa", ranks)
 [3, 0]
@@ -18,9 +23,12 @@ from __future__ import annotations
 
 from heapq import heapify, heappop, heappush
 from itertools import compress, repeat
+from random import Random
+
+from .errors import InvalidInputError
 from operator import add, is_not, lshift, mul, or_
 
-__all__ = ["LONG_PIECE_BYTES", "apply_merges", "merge_piece", "reference_merge"]
+__all__ = ["LONG_PIECE_BYTES", "apply_merges", "check_dropout", "merge_dropout", "merge_piece", "reference_merge", "reference_merge_dropout"]
 
 # Above this many bytes the heap merge wins over rescanning the pair list each step.
 LONG_PIECE_BYTES = 48
@@ -155,3 +163,79 @@ def _merge_long(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
         out.append(ranks[piece[start:end]])
         start = end
     return out
+
+
+def reference_merge_dropout(piece: bytes, ranks: dict[bytes, int], dropout: float, rng: Random) -> list[int]:
+    """BPE-dropout in its plainest form: candidates sorted (rank, then leftmost), each skipped when
+    ``rng.random() < dropout``; the first kept one merges; stop when every candidate was skipped.
+
+    >>> ranks = {b"a": 0, b"b": 1, b"ab": 2}
+    >>> reference_merge_dropout(b"abab", ranks, 0.0, Random(0)), reference_merge_dropout(b"abab", ranks, 1.0, Random(0))
+    ([2, 2], [0, 1, 0, 1])
+    """
+    parts = [bytes((b,)) for b in piece]
+    while len(parts) > 1:
+        found = ((ranks.get(parts[i] + parts[i + 1]), i) for i in range(len(parts) - 1))
+        for _, i in sorted((rank, i) for rank, i in found if rank is not None):
+            if rng.random() >= dropout:
+                parts[i : i + 2] = [parts[i] + parts[i + 1]]
+                break
+        else:
+            break
+    return [ranks[p] for p in parts]
+
+
+def merge_dropout(piece: bytes, ranks: dict[bytes, int], dropout: float, rng: Random) -> list[int]:
+    """:func:`reference_merge_dropout` with a heap: the valid candidates pop in the same order and
+    draw the same random numbers; skipped ones go back once a merge is applied. A merge costs
+    O(log n) plus the skips before it (``dropout / (1 - dropout)`` on average).
+
+    >>> ranks = {b"a": 0, b"b": 1, b"ab": 2}
+    >>> merge_dropout(b"abab", ranks, 0.5, Random(1)) == reference_merge_dropout(b"abab", ranks, 0.5, Random(1))
+    True
+    """
+    if dropout >= 1.0:
+        return [ranks[bytes((b,))] for b in piece]
+    get = ranks.get
+    n = len(piece)
+    nxt = list(range(1, n + 1))  # nxt[s]: start of the next token, or -1 once s is merged away
+    prv = list(range(-1, n))
+    heap = [(rank, s, s + 2) for s in range(n - 1) if (rank := get(piece[s : s + 2])) is not None]
+    heapify(heap)
+    skipped: list[tuple[int, int, int]] = []
+    draw = rng.random
+    while heap:
+        entry = heappop(heap)
+        _, start, end = entry
+        mid = nxt[start]
+        if mid < 0 or mid >= n or nxt[mid] != end:
+            continue  # stale: the two tokens it joins are not both there any more
+        if draw() < dropout:
+            skipped.append(entry)
+            continue
+        nxt[start], nxt[mid] = end, -1
+        if end < n:
+            prv[end] = start
+            if (rank := get(piece[start : nxt[end]])) is not None:
+                heappush(heap, (rank, start, nxt[end]))
+        before = prv[start]
+        if before >= 0 and (rank := get(piece[before:end])) is not None:
+            heappush(heap, (rank, before, end))
+        for old in skipped:
+            heappush(heap, old)
+        skipped.clear()
+    out = []
+    start = 0
+    while start < n:
+        out.append(ranks[piece[start : nxt[start]]])
+        start = nxt[start]
+    return out
+
+
+def check_dropout(dropout: object) -> float:
+    """``dropout`` as a probability (None -> 0.0), or :class:`InvalidInputError` saying what is allowed."""
+    if dropout is None:
+        return 0.0
+    if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0.0 <= dropout <= 1.0:
+        raise InvalidInputError(f"dropout must be None or a number from 0 to 1 (the chance to skip each merge), not {dropout!r}")
+    return float(dropout)

@@ -18,11 +18,13 @@ those characters' ids, which is the same thing without building the visible stri
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from operator import add, itemgetter
 from random import Random
 
-from .byte_unicode import BYTE_TO_UNICODE
+from .byte_unicode import BYTE_TO_UNICODE, visible_to_bytes
+from .char_merge import CHAR_MERGE_AFTER, CHAR_MERGE_MAX_BYTES, PairCharStarts
 from .errors import VocabFormatError
 from .pair_merge import MergeTable, pair_merge
 
@@ -60,6 +62,7 @@ class BPEModel:
         self.end_of_word_suffix = end_of_word_suffix or ""
         self.ignore_merges = ignore_merges
         self.dropout = dropout or 0.0
+        """The file's ``model.dropout`` (0 when unset): ``Tokenizer.encode`` applies it unless told otherwise."""
         self.byte_level = byte_level
         self.merges = merges if isinstance(merges, list) else list(merges)
         # Everything below runs over ~10^5 entries: written as C-level maps and zips, not Python loops.
@@ -97,12 +100,13 @@ class BPEModel:
             raise VocabFormatError(f"{where}.unk_token {unk_token!r} is not in {where}.vocab")
         self._byte_tokens = [self.vocab.get(f"<0x{b:02X}>") for b in range(256)] if byte_fallback else None
         self._byte_ids: list[int] | None = None
+        self._chars: PairCharStarts | None = None
+        self._char_pieces = 0
         self._bytes_to_id: dict[bytes, int] | None = None
         if byte_level and not self.continuing_subword_prefix and not self.end_of_word_suffix:
             ids = [self.vocab.get(BYTE_TO_UNICODE[b]) for b in range(256)]
             if all(i is not None for i in ids):
                 self._byte_ids = ids  # type: ignore[assignment]
-        self._rng = Random(0)
         self._width = width
         self._lengths: list[int] | None = None
 
@@ -129,20 +133,51 @@ class BPEModel:
     def get_vocab_size(self) -> int:
         return len(self.vocab)
 
-    def seed(self, seed: int | None) -> None:
-        """Reset the dropout random source (reproducible BPE-dropout)."""
-        self._rng = Random(seed)
-
     # ---------------------------------------------------------------- encoding
-    def encode_piece(self, piece: str, *, dropout: float | None = None) -> tuple[int, ...]:
-        """Token ids of one piece."""
-        p = self.dropout if dropout is None else dropout
-        if self.ignore_merges and not p:
+    def encode_piece(self, piece: str, *, dropout: float = 0.0, rng: Random | None = None) -> tuple[int, ...]:
+        """Token ids of one piece. With ``dropout`` > 0 each merge is skipped with that probability,
+        drawing from ``rng`` (BPE-dropout; ``ignore_merges`` is then not applied, as in HF). The
+        model's own ``dropout`` (the file's field) is applied by ``Tokenizer.encode``, never here,
+        so the piece cache only ever holds the deterministic ids."""
+        if self.ignore_merges and not dropout:
             whole = self._whole(piece)
             if whole is not None:
                 return (whole,)
+        if not dropout and self._byte_ids is not None and 3 * len(piece) <= 2 * len(piece.encode("utf-8", "surrogatepass")) <= 2 * CHAR_MERGE_MAX_BYTES:
+            # Mostly multi-byte characters: start from whole characters where exact (char_merge.py),
+            # once enough such pieces came to pay for the tables.
+            if self._chars is None:
+                self._char_pieces += 1
+                if self._char_pieces >= CHAR_MERGE_AFTER:
+                    self._chars = PairCharStarts(self.table, self._byte_ids, self._fragment_candidates)
+            if self._chars is not None:
+                ids = self._chars.merge(piece)
+                if ids is not None:
+                    return tuple(ids)
         symbols = self._symbols(piece)
-        return tuple(pair_merge(symbols, self.table, dropout=p, rng=self._rng))
+        return tuple(pair_merge(symbols, self.table, dropout=dropout, rng=rng))
+
+    def _fragment_candidates(self) -> list[bytes]:
+        """The bytes of the tokens that begin or end inside a character (byte-level models): those
+        whose first visible character stands for a continuation byte, or whose last ones for an
+        unfinished character. Found by one regular-expression pass over the joined vocabulary (a
+        Python loop over ~150k tokens cost more than the character merge saves on a first pass);
+        ``char_merge`` reads them once, on first use."""
+        def chars(lo: int, hi: int) -> str:
+            return "".join(re.escape(BYTE_TO_UNICODE[b]) for b in range(lo, hi))
+
+        cont, lead2, lead3, lead4 = chars(0x80, 0xC0), chars(0xC0, 0xE0), chars(0xE0, 0xF0), chars(0xF0, 0x100)
+        found = re.findall(
+            f"(?<=\x00)(?:[{cont}][^\x00]+|[^\x00]+?(?:[{lead2}]|[{lead3}][{cont}]?|[{lead4}][{cont}]{{0,2}}))(?=\x00)",
+            "\x00" + "\x00".join(self.vocab) + "\x00",
+        )
+        out = []
+        for token in found:
+            try:
+                out.append(visible_to_bytes(token))
+            except KeyError:  # an added token's text, not a byte sequence
+                continue
+        return out
 
     def piece_byte_lengths(self, piece: str, ids: tuple[int, ...]) -> list[int]:
         """How many UTF-8 bytes of ``piece`` each of its ``ids`` covers (for offsets)."""

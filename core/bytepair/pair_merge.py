@@ -14,6 +14,10 @@ tuple) to ``rank * width + new_id``, so comparing the packed values compares ran
 * :func:`pair_merge` - a pair-value list scanned in C for short pieces, a heap with stale-entry
   checks for long ones (O(n log n), never O(n^2)).
 
+With BPE-dropout, :func:`reference_pair_merge_dropout` (plain) and the heap in :func:`pair_merge`
+take the candidates in that same order and skip each with probability ``dropout`` (one
+``rng.random()`` per candidate, in order, as HF's merge loop does); they agree for a seed.
+
 >>> table = MergeTable([(0, 1), (3, 1)], [3, 4], width=8)   # a+b -> 3 (rank 0), 3+b -> 4 (rank 1)
 >>> pair_merge([0, 1, 1, 0, 1], table)
 [4, 3]
@@ -27,7 +31,7 @@ from itertools import repeat
 from operator import add, itemgetter, mul
 from random import Random
 
-__all__ = ["MergeTable", "pair_merge", "reference_pair_merge"]
+__all__ = ["MergeTable", "pair_merge", "reference_pair_merge", "reference_pair_merge_dropout"]
 
 _LONG_SYMBOLS = 48  # above this many symbols the heap wins over rescanning the pair list
 
@@ -79,7 +83,7 @@ def pair_merge(symbols: list[int], table: MergeTable, *, dropout: float = 0.0, r
     as HF does it: a skipped pair may merge later, once another merge has been applied).
     """
     if dropout > 0.0:
-        return _merge_dropout(symbols, table, dropout, rng or Random())
+        return _merge_dropout(symbols, table, dropout, rng if rng is not None else Random())
     if len(symbols) <= _LONG_SYMBOLS:
         return _merge_short(symbols, table)
     return _merge_long(symbols, table)
@@ -143,7 +147,9 @@ def _merge_long(symbols: list[int], table: MergeTable) -> list[int]:
     return out
 
 
-def _merge_dropout(symbols: list[int], table: MergeTable, dropout: float, rng: Random) -> list[int]:
+def reference_pair_merge_dropout(symbols: Sequence[int], table: MergeTable, dropout: float, rng: Random) -> list[int]:
+    """BPE-dropout, plainly: candidates sorted (rank, then leftmost), each skipped when
+    ``rng.random() < dropout``; the first kept one merges; stop once all were skipped."""
     width, get = table.width, table.packed.get
     parts = list(symbols)
     while len(parts) > 1:
@@ -157,3 +163,47 @@ def _merge_dropout(symbols: list[int], table: MergeTable, dropout: float, rng: R
         else:
             break
     return parts
+
+
+def _merge_dropout(symbols: list[int], table: MergeTable, dropout: float, rng: Random) -> list[int]:
+    """The reference's draws and merges, with the heap of ``_merge_long``: skipped candidates are
+    set aside and pushed back once a merge is applied."""
+    if dropout >= 1.0:
+        return list(symbols)
+    width, get = table.width, table.packed.get
+    n = len(symbols)
+    ids = list(symbols)
+    nxt = list(range(1, n + 1))
+    prv = list(range(-1, n - 1))
+    heap = [(v, p) for p in range(n - 1) if (v := get(ids[p] * width + ids[p + 1])) is not None]
+    heapify(heap)
+    skipped: list[tuple[int, int]] = []
+    draw = rng.random
+    while heap:
+        entry = heappop(heap)
+        value, p = entry
+        q = nxt[p]
+        if q < 0 or q >= n or get(ids[p] * width + ids[q]) != value:
+            continue
+        if draw() < dropout:
+            skipped.append(entry)
+            continue
+        ids[p] = value % width
+        after = nxt[q]
+        nxt[p], nxt[q] = after, -1
+        if after < n:
+            prv[after] = p
+            if (v := get(ids[p] * width + ids[after])) is not None:
+                heappush(heap, (v, p))
+        before = prv[p]
+        if before >= 0 and (v := get(ids[before] * width + ids[p])) is not None:
+            heappush(heap, (v, before))
+        for old in skipped:
+            heappush(heap, old)
+        skipped.clear()
+    out = []
+    p = 0
+    while p < n:
+        out.append(ids[p])
+        p = nxt[p]
+    return out

@@ -8,7 +8,8 @@ options) stays as the JSON it was. Nothing is lost: :func:`unpack_to_json` gives
 equivalent ``tokenizer.json`` (same components, same vocabulary and merges in the same order).
 
 Layout: ``BPT1\\n`` + zlib( header JSON ``\\n`` + tokens joined by U+0000 ``\\n`` + uint32 little-endian
-triples (left id, right id, merged id) ); the header holds the sha256 of the payload that follows it.
+triples (left id, right id, merged id) ); the header holds the sha256 of the payload that follows it
+and the length of the token text (tokens may hold newlines).
 
 >>> import json
 >>> spec = {"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]}}
@@ -59,9 +60,10 @@ def pack_tokenizer_json(json_text: str) -> bytes:
     source["model"] = {k: v for k, v in source["model"].items() if k not in ("vocab", "merges")}
     merges_json = json.loads(json_text)["model"].get("merges") or [""]
     merge_style = "str" if isinstance(merges_json[0], str) else "list"
-    body = _SEP.join(tokens).encode("utf-8", "surrogatepass") + b"\n" + triples.tobytes()
+    token_text = _SEP.join(tokens).encode("utf-8", "surrogatepass")
+    body = token_text + b"\n" + triples.tobytes()
     header = {"tokenizer": source, "vocab_size": size, "merges": len(model.merges), "merge_style": merge_style,
-              "sha256": hashlib.sha256(body).hexdigest()}
+              "token_bytes": len(token_text), "sha256": hashlib.sha256(body).hexdigest()}
     return MAGIC + zlib.compress(json.dumps(header, ensure_ascii=False).encode("utf-8") + b"\n" + body, 9)
 
 
@@ -76,7 +78,11 @@ def _read(data: bytes, origin: str) -> tuple[dict[str, Any], list[str], array]:
         raise VocabFormatError(f"{origin}: the packed tokenizer is damaged ({exc}); build it again") from None
     if hashlib.sha256(body).hexdigest() != header.get("sha256"):
         raise VocabHashMismatchError(f"{origin}: the packed tokenizer's contents do not match its checksum; build it again")
-    token_text, _, merge_bytes = body.partition(b"\n")
+    # Tokens may hold "\n" (Gemma's do): the header says where they end.
+    split_at = header.get("token_bytes")
+    if not isinstance(split_at, int) or not 0 <= split_at < len(body):
+        raise VocabFormatError(f"{origin}: the packed tokenizer's header lacks the token length; build it again")
+    token_text, merge_bytes = body[:split_at], body[split_at + 1 :]
     tokens = token_text.decode("utf-8", "surrogatepass").split(_SEP)
     triples = array("I")
     triples.frombytes(merge_bytes)

@@ -1,0 +1,140 @@
+"""Merging from whole characters (``char_merge.py``) against the plain reference merge: random small
+vocabularies over a few multi-byte characters, with tokens that cut characters apart and ranks in
+any order (where the shortcut must refuse), and the real encodings on the corpus's CJK text."""
+
+from __future__ import annotations
+
+import lzma
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import bytepair
+from bytepair.bpe_merge import reference_merge
+from bytepair.byte_unicode import BYTE_TO_UNICODE, bytes_to_visible
+from bytepair.char_merge import CharStarts, PairCharStarts
+from bytepair.pair_merge import MergeTable, reference_pair_merge
+
+CHARS = "中文é ж"
+CORPUS = Path(__file__).resolve().parent.parent / "bench" / "corpus"
+
+
+@st.composite
+def vocabularies(draw: st.DrawFn) -> dict[bytes, int]:
+    """All bytes of ``CHARS``, whole characters, and random byte runs of random text over ``CHARS``
+    (so some tokens hold part of a character with bytes outside it), ranked in a random order."""
+    text = draw(st.text(alphabet=CHARS, min_size=1, max_size=12)).encode()
+    runs = draw(st.lists(st.tuples(st.integers(0, len(text)), st.integers(2, 7)), max_size=20))
+    extra = [text[i : i + n] for i, n in runs if len(text[i : i + n]) >= 2]
+    if draw(st.booleans()):
+        extra += [c.encode() for c in CHARS if len(c.encode()) > 1]
+    tokens = list(dict.fromkeys([bytes((b,)) for b in sorted(set("".join(CHARS).encode()))] + extra))
+    draw(st.randoms(use_true_random=False)).shuffle(tokens)
+    return {t: i for i, t in enumerate(tokens)}
+
+
+@settings(max_examples=2000, deadline=None)
+@given(ranks=vocabularies(), piece=st.text(alphabet=CHARS, min_size=2, max_size=16))
+def test_equals_reference_or_refuses(ranks: dict[bytes, int], piece: str) -> None:
+    ids = CharStarts(ranks).merge(piece)
+    if ids is not None:
+        assert ids == reference_merge(piece.encode(), ranks)
+
+
+def test_refuses_a_merge_that_outranks_a_character() -> None:
+    # "中" is built by its inner merges up to rank 5, but "中" + "a" ranks 3: merging from bytes,
+    # "a" + "b" (rank 4) happens first and "中a" never forms; starting from "中" it would.
+    zh = "中".encode()
+    ranks = {bytes((b,)): i for i, b in enumerate(sorted(set(zh + b"ab")))}
+    ranks[zh + b"a"] = len(ranks)          # 5: ranks below "中" itself
+    ranks[b"ab"] = len(ranks)               # 6
+    ranks[zh[:2]] = len(ranks)              # 7
+    ranks[zh] = len(ranks)                  # 8
+    assert CharStarts(ranks).merge("中ab") is None
+    assert reference_merge("中ab".encode(), ranks) == [ranks[zh], ranks[b"ab"]]
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+@pytest.mark.parametrize("language", ["zh", "ja"])
+def test_real_encodings_on_corpus_pieces(name: str, language: str) -> None:
+    enc = bytepair.get_encoding(name)
+    model = enc.engine.model
+    text = lzma.open(CORPUS / f"{language}.txt.xz", "rt", encoding="utf-8").read()[:40_000]
+    starts = CharStarts(model.ranks, model.token_bytes)
+    checked = 0
+    for piece in sorted(set(enc.engine.split(text))):
+        data = piece.encode()
+        if data in model.ranks or len(data) > 120:
+            continue
+        ids = starts.merge(piece)
+        if ids is not None:
+            assert ids == reference_merge(data, model.ranks), piece
+            checked += 1
+    assert checked > 100
+
+
+@st.composite
+def pair_tables(draw: st.DrawFn) -> tuple[MergeTable, list[int], list[bytes]]:
+    """A pair-rank merge table over the bytes of ``CHARS``: random merges of random existing tokens
+    (so some results hold part of a character with outside bytes), each listed once, in random order."""
+    alphabet = sorted(set("".join(CHARS).encode()))
+    token_bytes = [bytes((b,)) for b in alphabet]
+    byte_ids = [0] * 256
+    for i, b in enumerate(alphabet):
+        byte_ids[b] = i
+    pairs: list[tuple[int, int]] = []
+    merged: list[int] = []
+    seen: dict[bytes, int] = {t: i for i, t in enumerate(token_bytes)}
+    for left, right in draw(st.lists(st.tuples(st.integers(0, 60), st.integers(0, 60)), max_size=40)):
+        a, b = left % len(token_bytes), right % len(token_bytes)
+        if (a, b) in pairs or len(token_bytes[a] + token_bytes[b]) > 9:
+            continue
+        joined = token_bytes[a] + token_bytes[b]
+        if joined not in seen:
+            seen[joined] = len(token_bytes)
+            token_bytes.append(joined)
+        pairs.append((a, b))
+        merged.append(seen[joined])
+    if draw(st.booleans()):  # whole characters as merges of their bytes, often the usual case
+        for ch in CHARS:
+            data = ch.encode()
+            for k in range(2, len(data) + 1):
+                left, right = data[: k - 1], data[k - 1 : k]
+                if left in seen and data[:k] not in seen:
+                    seen[data[:k]] = len(token_bytes)
+                    token_bytes.append(data[:k])
+                    pairs.append((seen[left], seen[right]))
+                    merged.append(seen[data[:k]])
+    order = draw(st.permutations(range(len(pairs))))
+    table = MergeTable([pairs[i] for i in order], [merged[i] for i in order], width=len(token_bytes) + 1)
+    return table, byte_ids, token_bytes
+
+
+@settings(max_examples=2000, deadline=None)
+@given(spec=pair_tables(), piece=st.text(alphabet=CHARS, min_size=2, max_size=16))
+def test_pair_rule_equals_reference_or_refuses(spec: tuple[MergeTable, list[int], list[bytes]], piece: str) -> None:
+    table, byte_ids, token_bytes = spec
+    ids = PairCharStarts(table, byte_ids, lambda: token_bytes).merge(piece)
+    if ids is not None:
+        assert ids == reference_pair_merge([byte_ids[b] for b in piece.encode()], table)
+
+
+@pytest.mark.parametrize("model", ["qwen2_5", "llama3"])
+def test_pair_rule_on_real_tokenizers(model: str) -> None:
+    """The model's encode_piece (which takes the character path for these pieces) against the
+    plain pair-rank rule on the pieces' byte symbols."""
+    path = Path(__file__).resolve().parent.parent / "build" / "cache" / "hf" / model / "tokenizer.json"
+    tok = bytepair.Tokenizer.from_file(path)
+    bpe = tok.engine.model
+    byte_ids = [bpe.token_to_id(BYTE_TO_UNICODE[b]) for b in range(256)]
+    text = lzma.open(CORPUS / "zh.txt.xz", "rt", encoding="utf-8").read()[:30_000]
+    text += lzma.open(CORPUS / "ru.txt.xz", "rt", encoding="utf-8").read()[:30_000]
+    checked = 0
+    for piece in sorted(set(tok.engine.split(text))):
+        data = piece.encode()
+        if 3 * len(piece) <= 2 * len(data) and bpe.token_to_id(bytes_to_visible(data)) is None:
+            assert list(bpe.encode_piece(piece)) == reference_pair_merge([byte_ids[b] for b in data], bpe.table), piece
+            checked += 1
+    assert checked > 500
