@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-HF_NAMES = ("gpt2", "llama3", "qwen2_5", "qwen3", "deepseek_v3", "llama2", "gpt4o")
+HF_NAMES = ("gpt2", "llama3", "qwen2_5", "qwen3", "deepseek_v3", "llama2", "gpt4o", "llama3_1", "gemma3")
 
 
 def _fetcher():

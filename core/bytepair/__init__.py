@@ -8,27 +8,36 @@
 2
 """
 
+from .chat_count import count_chat
+from .batch import collate
 from .decode import StreamDecoder
 from .encoding import Encoding
 from .errors import (
     BytepairError,
     DisallowedSpecialTokenError,
+    EmptyCorpusError,
     EncodingRegistrationError,
     InputDecodeError,
     InvalidInputError,
     InvalidTokenError,
+    MissingDependencyError,
+    ReservedLiteralError,
+    TemplateError,
+    TrainingError,
     UnknownEncodingError,
     UnknownModelError,
+    UnsavableError,
     UnsupportedPatternError,
     UnsupportedTokenizerError,
     VocabFormatError,
     VocabHashMismatchError,
 )
-from .formats import load_gpt2_files, load_tiktoken_bpe, parse_gpt2_files, parse_tiktoken_bpe
+from .formats import load_gpt2_files, load_minbpe, load_tiktoken_bpe, parse_gpt2_files, parse_tiktoken_bpe
 from .offsets import utf16_offsets
 from .pretokenize import UNICODE_VERSION
 from .text_stream import read_utf8_chunks
 from .tokenizer import Encoded, Tokenizer
+from .train import ClassicBPE, count_pieces, load_classic, train, train_classic, train_from_counts
 from .registry import (
     encoding_for_model,
     encoding_name_for_model,
@@ -39,34 +48,60 @@ from .registry import (
 
 __version__ = "0.1.0"
 
+
+def __getattr__(name: str) -> object:
+    # The analysis package is imported on first use: ``import bytepair`` (and the browser's first
+    # load) does not pay for it.
+    if name == "compare_tokenizers":
+        from .analysis import compare_tokenizers
+
+        return compare_tokenizers
+    raise AttributeError(f"module 'bytepair' has no attribute {name!r}")
+
 __all__ = [
     "UNICODE_VERSION",
     "BytepairError",
     "DisallowedSpecialTokenError",
+    "EmptyCorpusError",
     "EncodingRegistrationError",
     "Encoding",
     "InputDecodeError",
     "InvalidInputError",
     "InvalidTokenError",
+    "MissingDependencyError",
+    "ReservedLiteralError",
+    "TemplateError",
     "Encoded",
     "StreamDecoder",
     "Tokenizer",
+    "TrainingError",
+    "ClassicBPE",
     "UnknownEncodingError",
     "UnknownModelError",
+    "UnsavableError",
     "UnsupportedPatternError",
     "UnsupportedTokenizerError",
     "VocabFormatError",
     "VocabHashMismatchError",
     "__version__",
+    "count_chat",
+    "collate",
+    "compare_tokenizers",
     "encoding_for_model",
     "encoding_name_for_model",
     "get_encoding",
     "list_encoding_names",
     "load_gpt2_files",
+    "load_minbpe",
     "load_tiktoken_bpe",
     "parse_gpt2_files",
     "parse_tiktoken_bpe",
     "read_utf8_chunks",
     "register_encoding",
     "utf16_offsets",
+    "count_pieces",
+    "load_classic",
+    "train",
+    "train_classic",
+    "train_from_counts",
 ]

@@ -1,4 +1,7 @@
-"""Command line: ``bytepair count|encode|decode|inspect [FILE ...]`` and ``bytepair list``.
+"""Command line: ``bytepair count|encode|decode|inspect [FILE ...]``, ``bytepair count-chat FILE.json``,
+``bytepair list``, ``bytepair train|train-classic FILE ...`` (``train/cli_train.py``), and the
+analysis commands ``bytepair manifest NAME|PATH``, ``bytepair diff A B``, ``bytepair analyze
+--tokenizer NAME|PATH ... [--corpus FILE ...]`` (see ``analysis/``).
 
 ``--encoding``/``--model`` pick an OpenAI encoding; ``--tokenizer path/to/tokenizer.json`` any
 Hugging Face BPE tokenizer (ids as ``Tokenizer.encode(text, add_special_tokens=False)`` gives them).
@@ -10,7 +13,8 @@ file. Output is written as UTF-8 bytes whatever the console's encoding; ``decode
 tokens' bytes as they are.
 
 Exit codes: 0 success, 1 the input was rejected (disallowed special token, invalid ids or UTF-8,
-unreadable file), 2 bad usage (unknown encoding or model, bad flags), 130 interrupted (Ctrl-C).
+unreadable file), 2 bad usage (unknown encoding, model or tokenizer path, bad flags, empty corpus),
+130 interrupted (Ctrl-C). ``diff`` exits 0 when the two tokenizers' ids are interchangeable, 1 when not.
 A closed output pipe (``bytepair encode FILE | head``) ends quietly.
 """
 
@@ -26,7 +30,7 @@ from typing import Any, BinaryIO
 
 from . import __version__
 from .encoding import Encoding
-from .errors import BytepairError, DisallowedSpecialTokenError, InvalidInputError, UnknownEncodingError, UnknownModelError
+from .errors import BytepairError, DisallowedSpecialTokenError, EmptyCorpusError, InvalidInputError, UnknownEncodingError, UnknownModelError
 from .registry import encoding_for_model, get_encoding, list_encoding_names
 from .text_stream import read_utf8_chunks
 from .tokenizer import Tokenizer
@@ -85,7 +89,71 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--strict", action="store_true", help="fail on ids that do not form valid UTF-8")
     sub.add_parser("inspect", parents=[common, files], help="show each token: id, bytes, [start, end) character offsets, text")
     sub.add_parser("list", help="list encodings")
+    p = sub.add_parser("count-chat", help="prompt tokens of an OpenAI chat request (a JSON file: a message list, or {messages, tools, model})")
+    p.add_argument("file", metavar="FILE.json", help="the request as JSON ('-': standard input)")
+    p.add_argument("-m", "--model", type=_name("model"), default=None, help="model (default: the file's 'model', else gpt-4o)")
+    p = sub.add_parser("manifest", help="print a tokenizer's manifest (JSON): sizes, special tokens, pattern, hashes")
+    p.add_argument("spec", metavar="NAME|PATH", type=_name("encoding or tokenizer.json"), help="encoding name or tokenizer.json file/folder")
+    p = sub.add_parser("diff", help="compare two tokenizers; exit 0 if their ids are interchangeable, 1 if not")
+    p.add_argument("a", metavar="A", type=_name("encoding or tokenizer.json"), help="encoding name or tokenizer.json file/folder")
+    p.add_argument("b", metavar="B", type=_name("encoding or tokenizer.json"), help="the other one")
+    p.add_argument("--json", action="store_true", help="print the full report as JSON")
+    p.add_argument("--corpus", nargs="+", action="extend", default=[], metavar="FILE",
+                   help="also compare the ids of these texts (UTF-8, plain or .xz)")
+    p = sub.add_parser("analyze", help="fertility per language and vocabulary reports, tokenizers side by side")
+    p.add_argument("-t", "--tokenizer", nargs="+", action="extend", required=True, metavar="NAME|PATH",
+                   type=_name("encoding or tokenizer.json"), help="encoding names or tokenizer.json files/folders")
+    p.add_argument("--corpus", nargs="+", action="extend", default=None, metavar="FILE",
+                   help="texts, one language per file (UTF-8, plain or .xz; the label is the file name)")
+    p.add_argument("--format", choices=("md", "json"), default="md", help="output format (default md)")
+    p.add_argument("--limit", type=int, default=20, help="examples listed per finding (default 20)")
+    from .train.cli_train import add_parsers as add_train_parsers
+
+    add_train_parsers(sub)
     return parser
+
+
+def _count_chat(args: argparse.Namespace, out: BinaryIO, stdin: BinaryIO) -> int:
+    """``count-chat``: the file holds a message list or an object with ``messages`` (and ``tools``, ``model``)."""
+    from .chat_count import count_chat
+
+    source: str | BinaryIO = stdin if args.file == "-" else args.file
+    try:
+        request = json.loads(_read_all(source).decode("utf-8"))
+    except ValueError as exc:  # JSON and UTF-8 errors
+        raise _InputError(f"{args.file}: not a JSON chat request ({exc})") from None
+    if isinstance(request, dict):
+        messages, tools, model = request.get("messages"), request.get("tools"), request.get("model")
+    else:
+        messages, tools, model = request, None, None
+    n = count_chat(messages, args.model or model or "gpt-4o", tools=tools)
+    out.write(f"{n}\n".encode())
+    return EXIT_OK
+
+
+def _run_analysis(args: argparse.Namespace, out: BinaryIO) -> int:
+    from . import analysis
+
+    if args.command == "manifest":
+        out.write((json.dumps(analysis.manifest(args.spec), ensure_ascii=False, indent=2) + "\n").encode("utf-8"))
+        return EXIT_OK
+    if args.command == "diff":
+        texts = list(analysis.read_corpus(args.corpus).values()) if args.corpus else []
+        report = analysis.compare_tokenizers(args.a, args.b, texts=texts)
+        if args.json:
+            text = json.dumps(report, ensure_ascii=False, indent=2, default=str)
+        else:
+            text = report["summary"]
+        out.write((text + "\n").encode("utf-8", "backslashreplace"))
+        return EXIT_OK if report["interchangeable"] else EXIT_INPUT
+    corpus = analysis.read_corpus(args.corpus) if args.corpus is not None else None
+    report = analysis.analyze(args.tokenizer, corpus=corpus, limit=max(0, args.limit))
+    if args.format == "json":
+        text = json.dumps(report, ensure_ascii=False, indent=2) + "\n"
+    else:
+        text = analysis.to_markdown(report)
+    out.write(text.encode("utf-8", "backslashreplace"))
+    return EXIT_OK
 
 
 def _encoding(args: argparse.Namespace) -> Encoding:
@@ -199,9 +267,17 @@ def _run_tokenizer(args: argparse.Namespace, out: BinaryIO, stdin: BinaryIO) -> 
 
 
 def _run(args: argparse.Namespace, out: BinaryIO, stdin: BinaryIO) -> int:
+    if args.command in ("train", "train-classic"):
+        from .train.cli_train import run as run_training
+
+        return run_training(args)
     if args.command == "list":
         out.write("".join(name + "\n" for name in list_encoding_names()).encode())
         return EXIT_OK
+    if args.command == "count-chat":
+        return _count_chat(args, out, stdin)
+    if args.command in ("manifest", "diff", "analyze"):
+        return _run_analysis(args, out)
     if args.tokenizer is not None:
         return _run_tokenizer(args, out, stdin)
     enc = _encoding(args)
@@ -254,7 +330,7 @@ def main(argv: Sequence[str] | None = None, *, stdout: BinaryIO | None = None, s
     except BrokenPipeError:
         _silence_stdout()
         return EXIT_OK
-    except (UnknownEncodingError, UnknownModelError) as exc:
+    except (UnknownEncodingError, UnknownModelError, EmptyCorpusError) as exc:
         _report(str(exc))
         return EXIT_USAGE
     except DisallowedSpecialTokenError as exc:

@@ -14,7 +14,9 @@ from itertools import chain, islice
 from os import PathLike
 from typing import Any, BinaryIO, Literal
 
-from .bpe_merge import merge_piece, reference_merge
+from random import Random
+
+from .bpe_merge import check_dropout, merge_piece, reference_merge
 from .decode import StreamDecoder, TokenTable
 from .errors import DisallowedSpecialTokenError, InvalidInputError, InvalidTokenError, VocabFormatError
 from .offsets import piece_token_spans, token_spans
@@ -99,6 +101,8 @@ class Encoding:
         *,
         allowed_special: AllowedSpecial = frozenset(),
         disallowed_special: DisallowedSpecial = "all",
+        dropout: float | None = None,
+        seed: int | None = None,
     ) -> list[int]:
         """Encode ``text``. Special-token text raises unless allowed (tiktoken's policy).
 
@@ -106,6 +110,9 @@ class Encoding:
         - ``disallowed_special``: special tokens whose text raises :class:`DisallowedSpecialTokenError`;
           the default ``"all"`` means every special token not allowed; ``()`` turns the check off,
           encoding such text as ordinary text.
+        - ``dropout``: BPE-dropout, the chance to skip each merge (subword regularisation); the ids
+          still decode to ``text``. ``seed`` makes it reproducible (a fresh ``random.Random(seed)``
+          per call). None or 0 is the ordinary encode. Dropout never reads or fills the piece cache.
 
         >>> from bytepair import get_encoding
         >>> enc = get_encoding("cl100k_base")
@@ -113,9 +120,27 @@ class Encoding:
         [100257]
         >>> enc.encode("<|endoftext|>", disallowed_special=())
         [27, 91, 8862, 728, 428, 91, 29]
+        >>> enc.encode("hello world", dropout=1.0) == list(enc.encode_single_token(bytes([b])) for b in b"hello world")
+        True
         """
         require_str(text)
+        p = check_dropout(dropout)
+        if p:
+            return self._encode_dropout(text, allowed_special, disallowed_special, p, Random(seed))
         return list(chain.from_iterable(self._ids(text, allowed_special, disallowed_special)))
+
+    def _encode_dropout(self, text: str, allowed_special: AllowedSpecial, disallowed_special: DisallowedSpecial,
+                        dropout: float, rng: Random) -> list[int]:
+        """``encode`` with BPE-dropout: the same stages, each piece merged afresh by the model."""
+        encode_piece = self.engine.model.encode_piece
+        out: list[int] = []
+        for segment, special_id in self.special_segments(text, allowed_special=allowed_special, disallowed_special=disallowed_special):
+            if special_id is not None:
+                out.append(special_id)
+                continue
+            for piece in self.engine.split(segment):
+                out += encode_piece(piece, dropout=dropout, rng=rng)  # type: ignore[call-arg]
+        return out
 
     def encode_to_array(
         self,
@@ -414,6 +439,37 @@ class Encoding:
         """A decoder for ids that arrive one at a time (see :class:`StreamDecoder`)."""
         return StreamDecoder(self._table, errors)
 
+    # ---------------------------------------------------------------- saving
+    def save_tiktoken(self, path: str | PathLike[str]) -> None:
+        """The mergeable ranks as a ``.tiktoken`` file (``base64(token) rank`` lines), atomically;
+        ``load_tiktoken_bpe`` (bytepair's or tiktoken's) reads it back. The pattern and the special
+        tokens are not part of the format: pass them to the constructor again."""
+        from .formats.atomic import write_file
+        from .formats.tiktoken_file import dump_tiktoken_bpe
+
+        write_file(path, dump_tiktoken_bpe(self._mergeable_ranks))
+
+    def save_minbpe(self, prefix: str | PathLike[str]) -> list[str]:
+        """minbpe's ``prefix.model`` (read back by ``bytepair.load_minbpe`` and by minbpe) and the
+        human-readable ``prefix.vocab``, atomically; returns both paths. Only for rank tables with
+        byte ``b`` at id ``b`` and the merged tokens after it in order (minbpe's own layout): others
+        raise :class:`~bytepair.errors.UnsavableError` saying why.
+
+        >>> import os, tempfile
+        >>> from bytepair import Encoding
+        >>> ranks = {bytes([i]): i for i in range(256)} | {b"hi": 256}
+        >>> enc = Encoding("toy", pat_str=r"\\S+|\\s+", mergeable_ranks=ranks, special_tokens={})
+        >>> paths = enc.save_minbpe(os.path.join(tempfile.mkdtemp(), "toy"))
+        >>> [os.path.basename(p) for p in paths]
+        ['toy.model', 'toy.vocab']
+        """
+        from .formats.atomic import write_files
+        from .formats.minbpe_model import dump_minbpe, minbpe_paths
+
+        model, vocab = dump_minbpe(self._pat_str, self._mergeable_ranks, self._special_tokens)
+        model_path, vocab_path = minbpe_paths(prefix)
+        return write_files({model_path: model, vocab_path: vocab})
+
     # ---------------------------------------------------------------- misc
     def token_byte_values(self) -> list[bytes]:
         """Bytes of every mergeable token, sorted bytewise (as tiktoken returns them)."""
@@ -437,6 +493,19 @@ class Encoding:
     def n_vocab(self) -> int:
         """``max_token_value + 1`` (as in tiktoken)."""
         return self.max_token_value + 1
+
+    def manifest(self) -> dict[str, Any]:
+        """What this encoding is, as JSON, with hashes of a canonical form of what decides its ids
+        (see ``analysis/manifest.py``; equal to ``Tokenizer.from_encoding(self).manifest()``'s).
+
+        >>> from bytepair import get_encoding
+        >>> m = get_encoding("cl100k_base").manifest()
+        >>> m["kind"], m["vocab_size"], m["specials"]["<|endoftext|>"]
+        ('encoding', 100261, 100257)
+        """
+        from .analysis.manifest import manifest
+
+        return manifest(self)
 
     def __reduce__(self) -> tuple[object, ...]:
         from . import registry

@@ -9,10 +9,15 @@ from __future__ import annotations
 __all__ = [
     "BytepairError",
     "DisallowedSpecialTokenError",
+    "EmptyCorpusError",
     "EncodingRegistrationError",
     "InputDecodeError",
     "InvalidInputError",
     "InvalidTokenError",
+    "MissingDependencyError",
+    "ReservedLiteralError",
+    "TemplateError",
+    "TrainingError",
     "UnknownEncodingError",
     "UnknownModelError",
     "UnsupportedPatternError",
@@ -84,3 +89,37 @@ class UnsupportedPatternError(BytepairError, ValueError):
 class UnsupportedTokenizerError(BytepairError, ValueError):
     """A ``tokenizer.json`` uses a model or component bytepair does not implement (named, with its
     JSON path and what is supported)."""
+
+
+class MissingDependencyError(BytepairError, ImportError):
+    """An optional feature needs a package that is not installed (the message names the pip extra)."""
+
+
+class TemplateError(BytepairError, ValueError):
+    """A chat template is missing, failed to render (its own ``raise_exception`` message is kept), or
+    rendered a prompt bytepair cannot map back to the messages."""
+
+
+class ReservedLiteralError(BytepairError, ValueError):
+    """Message text holds a special token's literal (``<|im_end|>``) where the policy rejects it."""
+
+    def __init__(self, message: str, *, token: str, index: int | None, field: str) -> None:
+        self.token = token
+        self.index = index
+        self.field = field
+        super().__init__(message)
+
+
+class TrainingError(BytepairError, ValueError):
+    """Training was asked for something it cannot do (vocabulary too small for the alphabet and the
+    special tokens, an empty corpus, a pattern that does not compile, a base tokenizer of another
+    kind); the message says what to change."""
+
+
+class EmptyCorpusError(BytepairError, ValueError):
+    """An analysis was given no text (no files, unreadable files, or only empty ones)."""
+
+
+class UnsavableError(BytepairError, ValueError):
+    """The tokenizer cannot be written to the format asked for (the message says why and which
+    formats can hold it); nothing was written."""

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from random import Random
 from typing import TYPE_CHECKING, Any, Literal
 
 from .added_tokens import AddedToken, AddedVocabulary
@@ -30,6 +31,7 @@ from .decoders import Decoder
 from .errors import InvalidInputError, InvalidTokenError, UnsupportedTokenizerError, VocabFormatError
 from .normalizers import Normalizer
 from .offsets import token_spans
+from .bpe_merge import check_dropout
 from .engine import Engine
 from .post_processors import Piecewise, PostProcessor
 from .pre_tokenizers import Metaspace, PreTokenizer
@@ -108,6 +110,8 @@ class Encoded:
     def pad(self, length: int, *, direction: str = "right", pad_id: int = 0, pad_type_id: int = 0,
             pad_token: str = "[PAD]") -> None:
         """Pad to ``length`` (nothing if already as long), on the right or the left."""
+        for extra in self.__dict__.get("overflowing", ()):  # HF pads the overflows first, whatever the main length
+            extra.pad(length, direction=direction, pad_id=pad_id, pad_type_id=pad_type_id, pad_token=pad_token)
         n = length - len(self.ids)
         if n <= 0:
             return
@@ -116,8 +120,6 @@ class Encoded:
                             ("attention_mask", 0), ("special_tokens_mask", 1), ("word_ids", None), ("sequence_ids", None)):
             values = getattr(self, name)
             setattr(self, name, values + [value] * n if direction == "right" else [value] * n + values)
-        for extra in self.overflowing:
-            extra.pad(length, direction=direction, pad_id=pad_id, pad_type_id=pad_type_id, pad_token=pad_token)
 
 
 _NAMES = ("ids", "tokens", "offsets", "type_ids", "special_tokens_mask", "word_ids", "sequence_ids")
@@ -125,6 +127,23 @@ _NAMES = ("ids", "tokens", "offsets", "type_ids", "special_tokens_mask", "word_i
 
 def _slice(seq: Piecewise, start: int, stop: int) -> Piecewise:
     return Piecewise(*(getattr(seq, name)[start:stop] for name in _NAMES))
+
+
+def _longest_first(n1: int, n2: int, budget: int) -> tuple[int, int]:
+    """How many tokens of each sequence ``longest_first`` keeps (HF's rule): the shorter keeps all
+    it can up to half the budget, the longer the rest; if both are too long they split the budget,
+    the odd token going to the longer one (to the second when they are equally long).
+
+    >>> _longest_first(10, 3, 8), _longest_first(10, 9, 7), _longest_first(9, 9, 7), _longest_first(5, 9, 8)
+    ((5, 3), (4, 3), (3, 4), (4, 4))
+    """
+    short, long_ = min(n1, n2), max(n1, n2)
+    keep_long = short if short > budget else max(short, budget - short)
+    keep_short = short
+    if keep_short + keep_long > budget:
+        keep_short = budget // 2
+        keep_long = keep_short + budget % 2
+    return (keep_long, keep_short) if n1 > n2 else (keep_short, keep_long)
 
 
 def _windows(seq: Piecewise, max_len: int, stride: int, direction: str) -> list[Piecewise]:
@@ -265,6 +284,7 @@ class Tokenizer:
                         tok.config = json.load(f)
                     except ValueError as exc:
                         raise VocabFormatError(f"{config}: not valid JSON ({exc})") from None
+            tok._load_chat_settings(path, config)
             return tok
         raise UnsupportedTokenizerError(
             f"from_pretrained({path!r}): bytepair does not download from the Hugging Face hub (it works offline); "
@@ -274,31 +294,206 @@ class Tokenizer:
     config: dict[str, Any] | None = None
     """``tokenizer_config.json`` of a folder loaded with ``from_pretrained`` (else None)."""
 
+    chat_template: str | dict[str, str] | None = None
+    """The chat template (Jinja source, or ``{name: source}``) from ``tokenizer_config.json`` or
+    ``chat_template.jinja`` of a folder loaded with ``from_pretrained``; may be set by hand."""
+
+    chat_template_origin: str = "this tokenizer"
+    """Where ``chat_template`` was looked for (named in errors)."""
+
+    _chat_tokens: dict[str, str] | None = None
+
+    @property
+    def special_tokens_map(self) -> dict[str, str]:
+        """The token strings templates read (``bos_token``, ``eos_token``, ...) from ``tokenizer_config.json``."""
+        return dict(self._chat_tokens or {})
+
+    def _load_chat_settings(self, folder: str, config_path: str) -> None:
+        from .chat_template import template_settings
+
+        jinja_path = os.path.join(folder, "chat_template.jinja")
+        jinja_text = None
+        if os.path.isfile(jinja_path):
+            with open(jinja_path, encoding="utf-8") as f:
+                jinja_text = f.read()
+        self.chat_template, self._chat_tokens = template_settings(self.config or {}, jinja_text)
+        self.chat_template_origin = jinja_path if jinja_text is not None else config_path
+
+    def apply_chat_template(
+        self,
+        messages: Any,
+        *,
+        add_generation_prompt: bool = False,
+        tokenize: bool = True,
+        return_dict: bool = False,
+        return_assistant_tokens_mask: bool = False,
+        tools: list[dict[str, Any]] | None = None,
+        special_text: str = "escape",
+        **template_kwargs: Any,
+    ) -> Any:
+        """transformers' ``apply_chat_template``: the ids (or the text with ``tokenize=False``, or
+        ``{"input_ids", "attention_mask", "assistant_masks"}`` with ``return_dict=True``) of the
+        messages rendered by the chat template, equal to transformers' for text without special-token
+        literals. ``special_text`` says what such a literal in message content does: ``"escape"``
+        (encoded as text), ``"reject"`` (ReservedLiteralError) or ``"allow"`` (the special id, as
+        transformers). Also takes ``chat_template=``, ``documents=``, ``continue_final_message=`` and
+        template variables; see docs/CHAT.md and ``chat_template.py``."""
+        from .chat_template import apply_chat_template
+
+        return apply_chat_template(
+            self, messages, add_generation_prompt=add_generation_prompt, tokenize=tokenize, return_dict=return_dict,
+            return_assistant_tokens_mask=return_assistant_tokens_mask, tools=tools, special_text=special_text,
+            **template_kwargs,
+        )
+
     def to_str(self, pretty: bool = False) -> str:
-        """The ``tokenizer.json`` text: the loaded file with the current added tokens, padding and truncation."""
-        if not self._source:
-            raise UnsupportedTokenizerError(
-                f"this tokenizer was made from the {self.encoding_name or 'given'} encoding, not from a tokenizer.json, so "
-                "there is no file to write back; save the encoding's ranks as a .tiktoken file instead"
-            )
-        data = dict(self._source)
+        """The ``tokenizer.json`` text: the loaded file with the current added tokens, padding and
+        truncation; for a tokenizer made by :meth:`from_encoding`, a file HF ``tokenizers`` encodes
+        the same way (``formats/hf_json.py``'s ``rank_table_json``)."""
+        data = dict(self._source) if self._source else self._rank_table_json()
         data.setdefault("version", "1.0")
         data["truncation"] = self._truncation_json()
         data["padding"] = self._padding_json()
         data["added_tokens"] = [t.to_json() for t in self._added]
         return json.dumps(data, ensure_ascii=False, indent=2 if pretty else None)
 
+    def _rank_table_json(self) -> dict[str, Any]:
+        from .formats.hf_json import rank_table_json
+
+        ranks, pattern = getattr(self.model, "ranks", None), getattr(self.pre_tokenizer, "pattern", None)
+        if ranks is None or pattern is None:  # pragma: no cover - every Tokenizer has a source or ranks
+            raise UnsupportedTokenizerError("this tokenizer has neither a tokenizer.json source nor a rank table to write")
+        return rank_table_json(pattern, ranks, {t.content: t.id for t in self._added})
+
     def save(self, path: str | os.PathLike[str], pretty: bool = True) -> None:
-        """Write ``to_str()`` to ``path`` (atomically: a failed write leaves no half file)."""
-        text = self.to_str(pretty)
-        tmp = f"{os.fspath(path)}.tmp-{os.getpid()}"
-        try:
-            with open(tmp, "w", encoding="utf-8") as f:
-                f.write(text)
-            os.replace(tmp, path)
-        finally:
-            if os.path.exists(tmp):
-                os.remove(tmp)
+        """Write ``to_str()`` to ``path``, for HF ``tokenizers`` and transformers'
+        ``PreTrainedTokenizerFast(tokenizer_file=...)``; atomically (``formats/atomic.py``): a failed
+        write leaves no half file and an older file at ``path`` untouched."""
+        from .formats.atomic import write_file
+
+        write_file(path, self.to_str(pretty).encode("utf-8"))
+
+    # ---------------------------------------------------------------- other formats
+    def save_model(self, folder: str | os.PathLike[str], prefix: str | None = None) -> list[str]:
+        """The model as GPT-2 / HF ``vocab.json`` + ``merges.txt`` in ``folder`` (``{prefix}-vocab.json``
+        ... with a prefix), as HF's ``tokenizer.model.save``; returns the two paths. Only the model:
+        the pre-tokenizer, added tokens and the rest stay in ``tokenizer.json``."""
+        from .byte_unicode import bytes_to_visible
+        from .formats.atomic import write_files
+        from .formats.gpt2_files import dump_bpe_files
+        from .formats.rank_table import merges_from_ranks
+
+        ranks = getattr(self.model, "ranks", None)
+        if ranks is not None:
+            merges: Any = [(bytes_to_visible(a), bytes_to_visible(b)) for a, b in merges_from_ranks(ranks)]
+        else:
+            merges = self.model.merges
+        vocab_json, merges_txt = dump_bpe_files(self.model.vocab, merges)
+        names = ("vocab.json", "merges.txt") if prefix is None else (f"{prefix}-vocab.json", f"{prefix}-merges.txt")
+        folder = os.fspath(folder)
+        return write_files({os.path.join(folder, names[0]): vocab_json, os.path.join(folder, names[1]): merges_txt})
+
+    @classmethod
+    def from_gpt2_files(cls, vocab_json: str | os.PathLike[str], merges_txt: str | os.PathLike[str], *,
+                        pattern: str | None = None) -> Tokenizer:
+        """A byte-level BPE tokenizer from ``vocab.json`` + ``merges.txt`` (GPT-2's ``encoder.json`` +
+        ``vocab.bpe`` too), as HF's ``BPE.from_file`` with a ByteLevel pre-tokenizer and decoder: GPT-2's
+        split, or ``pattern`` (an Oniguruma regex, as in tokenizer.json) when given."""
+        from .formats.gpt2_files import parse_bpe_files
+        from .formats.hf_json import tokenizer_from_json
+
+        contents = []
+        for path in (vocab_json, merges_txt):
+            try:
+                with open(path, "rb") as f:
+                    contents.append(f.read())
+            except OSError as exc:
+                raise VocabFormatError(f"cannot read {os.fspath(path)!r}: {exc.strerror or exc}") from None
+        origin = f"{os.fspath(vocab_json)} + {os.fspath(merges_txt)}"
+        vocab, merges = parse_bpe_files(contents[0], contents[1], origin=origin)
+        byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": pattern is None}
+        pre = byte_level if pattern is None else {"type": "Sequence", "pretokenizers": [
+            {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Isolated", "invert": False}, byte_level]}
+        return tokenizer_from_json({
+            "version": "1.0", "added_tokens": [], "normalizer": None, "pre_tokenizer": pre, "post_processor": None,
+            "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+            "model": {"type": "BPE", "vocab": vocab, "merges": [list(pair) for pair in merges]},
+        }, origin=origin)
+
+    def to_encoding(self, name: str | None = None, *, drop_normalizer: bool = False) -> BytepairEncoding:
+        """This tokenizer as a :class:`bytepair.Encoding` (tiktoken's API): the split pattern, the
+        vocabulary as ranks (id = rank) and the added tokens as special tokens. Only for byte-level
+        BPE whose merges follow id order; else :class:`~bytepair.errors.UnsavableError` says why (a
+        byte-fallback model such as Llama 2, a merge order other than the id order, a pre-tokenizer
+        tiktoken has no equivalent for). A normalizer (Qwen's NFC) is refused unless
+        ``drop_normalizer``: the encoding would then differ on text the normalizer changes. The
+        post-processor is not carried over (compare with ``add_special_tokens=False``).
+
+        >>> enc = Tokenizer.from_encoding("r50k_base").to_encoding("copy")
+        >>> enc.encode("hello world"), enc.name
+        ([31373, 995], 'copy')
+        """
+        from .encoding import Encoding as EncodingClass
+        from .errors import UnsavableError
+
+        label = name or self.encoding_name or "tokenizer"
+        ranks = self._rank_table()
+        if self.normalizer is not None and not drop_normalizer:
+            raise UnsavableError(
+                f"this tokenizer normalizes text first ({type(self.normalizer).__name__}), which a tiktoken Encoding "
+                "cannot do; pass drop_normalizer=True to convert anyway (ids then differ on text the normalizer changes)"
+            )
+        if getattr(self.model, "ranks", None) is not None:  # made by from_encoding: the encoding's own pattern
+            pattern = self.pre_tokenizer.pattern  # type: ignore[union-attr]
+        else:
+            pattern = _tiktoken_pattern(self.pre_tokenizer)
+        taken = set(ranks.values())
+        specials = {t.content: t.id for t in self._added if t.id not in taken}
+        return EncodingClass(label, pat_str=pattern, mergeable_ranks=ranks, special_tokens=specials)
+
+    def _rank_table(self) -> dict[bytes, int]:
+        """Token bytes -> id, when the model is byte-level BPE with merges in id order."""
+        from .errors import UnsavableError
+        from .formats.rank_table import ranks_from_merges
+
+        ranks = getattr(self.model, "ranks", None)
+        if ranks is not None:
+            return dict(ranks)
+        model = self.model
+        if not model.byte_level or model.byte_fallback or model.continuing_subword_prefix or model.end_of_word_suffix:
+            kind = "byte-fallback (<0xNN> tokens, as Llama 2)" if model.byte_fallback else "not byte-level"
+            raise UnsavableError(
+                f"this BPE model is {kind}: its tokens are text pieces, not the byte strings a rank table "
+                "(.tiktoken, minbpe) holds; save it as tokenizer.json or vocab.json + merges.txt instead"
+            )
+        added = {t.content for t in self._added}
+        vocab = {token: i for token, i in model.vocab.items() if token not in added} if added else model.vocab
+        return ranks_from_merges(vocab, model.merges)
+
+    def save_tiktoken(self, path: str | os.PathLike[str]) -> None:
+        """The vocabulary as a ``.tiktoken`` file (``base64(token) rank`` lines, rank = id), atomically.
+        Only byte-level BPE with merges in id order (see :meth:`to_encoding`); the pattern and special
+        tokens are not part of that format: take them from ``to_encoding()``."""
+        from .formats.atomic import write_file
+        from .formats.tiktoken_file import dump_tiktoken_bpe
+
+        write_file(path, dump_tiktoken_bpe(self._rank_table()))
+
+    def save_minbpe(self, prefix: str | os.PathLike[str], *, drop_normalizer: bool = False) -> list[str]:
+        """minbpe's ``prefix.model`` + ``prefix.vocab`` (see ``Encoding.save_minbpe``); returns the paths."""
+        return self.to_encoding(drop_normalizer=drop_normalizer).save_minbpe(prefix)
+
+    def manifest(self) -> dict[str, Any]:
+        """What this tokenizer is, as JSON, with hashes of a canonical form of what decides its ids
+        (see ``analysis/manifest.py``): the same for a re-saved or pretty-printed file.
+
+        >>> m = Tokenizer.from_encoding("cl100k_base").manifest()
+        >>> m["kind"], m["sha256"] == __import__("bytepair").get_encoding("cl100k_base").manifest()["sha256"]
+        ('tokenizer.json', True)
+        """
+        from .analysis.manifest import manifest
+
+        return manifest(self)
 
     # ---------------------------------------------------------------- vocabulary
     def token_to_id(self, token: str) -> int | None:
@@ -407,13 +602,34 @@ class Tokenizer:
         pair: str | None = None,
         is_pretokenized: bool = False,
         add_special_tokens: bool = True,
+        *,
+        dropout: float | None = None,
+        seed: int | None = None,
     ) -> Encoded:
-        """Encode a text (or a pair of texts), with offsets, masks and HF's post-processing."""
+        """Encode a text (or a pair of texts), with offsets, masks and HF's post-processing.
+
+        ``dropout``: BPE-dropout, the chance to skip each merge (None: the file's ``model.dropout``,
+        as HF applies it; 0: none). ``seed`` makes it reproducible: a fresh ``random.Random(seed)``
+        per call. With dropout the piece cache is neither read nor filled.
+
+        >>> tok = Tokenizer.from_encoding("cl100k_base")
+        >>> tok.encode("hello", dropout=1.0).tokens, tok.encode("hello", dropout=0.0).tokens
+        (['h', 'e', 'l', 'l', 'o'], ['hello'])
+        """
         if is_pretokenized:
             raise UnsupportedTokenizerError("is_pretokenized=True is not supported yet; pass the text as one string")
         require_str(sequence, "sequence")
         if pair is not None:
             require_str(pair, "pair")
+        p = check_dropout(getattr(self.model, "dropout", 0.0) if dropout is None else dropout)
+        if p:
+            rng = Random(seed)
+            model = self.model
+
+            def piece_ids(piece: str) -> tuple[int, ...]:
+                return model.encode_piece(piece, dropout=p, rng=rng)  # type: ignore[call-arg]
+
+            return self._encode_full(sequence, pair, add_special_tokens, pad=self._padding is not None, piece_ids=piece_ids)
         if self._truncation is None and self._padding is None:
             # Ids by the fast path (the post-processor needs only ids to add its special tokens);
             # everything else is built if and when it is read.
@@ -423,9 +639,10 @@ class Tokenizer:
             return Encoded(ids, build=lambda: self._encode_full(sequence, pair, add_special_tokens, pad=False))
         return self._encode_full(sequence, pair, add_special_tokens, pad=self._padding is not None)
 
-    def _encode_full(self, sequence: str, pair: str | None, add_special_tokens: bool, *, pad: bool) -> Encoded:
-        first = self._encode_sequence(sequence, 0)
-        second = None if pair is None else self._encode_sequence(pair, 1)
+    def _encode_full(self, sequence: str, pair: str | None, add_special_tokens: bool, *, pad: bool,
+                     piece_ids: Callable[[str], tuple[int, ...]] | None = None) -> Encoded:
+        first = self._encode_sequence(sequence, 0, piece_ids)
+        second = None if pair is None else self._encode_sequence(pair, 1, piece_ids)
         encoded = self._post_process(first, second, add_special_tokens)
         if pad:
             self._pad([encoded])
@@ -495,8 +712,10 @@ class Tokenizer:
         for step in self._metaspaces:
             step.first_segment = first
 
-    def _encode_sequence(self, text: str, type_id: int) -> Piecewise:
-        """One sequence with tokens, offsets into ``text`` and word ids."""
+    def _encode_sequence(self, text: str, type_id: int, piece_ids: Callable[[str], tuple[int, ...]] | None = None) -> Piecewise:
+        """One sequence with tokens, offsets into ``text`` and word ids; ``piece_ids`` gives a
+        piece's ids (default: the engine's cache)."""
+        ids_of = self.engine.cache.__getitem__ if piece_ids is None else piece_ids
         repaired = repair_surrogates(text)
         out = Piecewise()
         word = 0
@@ -516,13 +735,13 @@ class Tokenizer:
                     word += 1
                     continue
                 self._set_first(start == 0)
-                pieces_done = self._fast_offsets(out, part, p_start, align, start, type_id, word)
+                pieces_done = self._fast_offsets(out, part, p_start, align, start, type_id, word, ids_of)
                 if pieces_done is not None:
                     word += pieces_done
                     continue
                 spans = [(part, 0, len(part))] if self.pre_tokenizer is None else self.pre_tokenizer.spans(part)
                 for piece, s, e in spans:
-                    ids = self.engine.cache[piece]
+                    ids = ids_of(piece)
                     for token_id2, (ts, te) in zip(ids, self._token_char_spans(piece, ids, s, e)):
                         out.ids.append(token_id2)
                         out.tokens.append(self.id_to_token(token_id2) or "")
@@ -535,7 +754,7 @@ class Tokenizer:
         return out
 
     def _fast_offsets(self, out: Piecewise, part: str, p_start: int, align: list[tuple[int, int]] | None, base: int,
-                      type_id: int, word: int) -> int | None:
+                      type_id: int, word: int, ids_of: Callable[[str], tuple[int, ...]]) -> int | None:
         """Tokens of ``part`` appended with offsets computed in bulk (C loops), when the pieces are
         ``part`` cut without rewriting and the model is byte-level: returns the number of pieces
         (words); None (nothing appended) otherwise."""
@@ -545,7 +764,7 @@ class Tokenizer:
         pieces = self.engine.split(part)
         if sum(map(len, pieces)) != len(part):
             return None
-        per_piece = list(map(self.engine.cache.__getitem__, pieces))
+        per_piece = list(map(ids_of, pieces))
         ids = [i for piece_ids in per_piece for i in piece_ids]
         found = token_spans(part.encode("utf-8", "surrogatepass"), map(lengths_of.__getitem__, ids))
         if found is None:
@@ -590,10 +809,14 @@ class Tokenizer:
             first, second, overflow_first, overflow_second = self._truncate(first, second, add_special_tokens)
         processor = self._processor()
         encoded = Encoded._from(processor.process(first, second, add_special_tokens))
+        # HF's order: each overflow of the first with the kept second and then with each overflow of
+        # the second; then the kept first with each overflow of the second.
         for extra in overflow_first:
             encoded.overflowing.append(Encoded._from(processor.process(extra, second, add_special_tokens)))
-        for extra in overflow_second:
-            encoded.overflowing.append(Encoded._from(processor.process(first, extra, add_special_tokens)))
+            for extra2 in overflow_second:
+                encoded.overflowing.append(Encoded._from(processor.process(extra, extra2, add_special_tokens)))
+        for extra2 in overflow_second:
+            encoded.overflowing.append(Encoded._from(processor.process(first, extra2, add_special_tokens)))
         return encoded
 
     def _truncate(self, first: Piecewise, second: Piecewise | None, add_special_tokens: bool
@@ -604,20 +827,16 @@ class Tokenizer:
         budget = max(0, t["max_length"] - added)
         stride, direction, strategy = t["stride"], t["direction"], t["strategy"]
         if second is None:
-            if strategy == "only_second":
-                raise InvalidInputError("truncation strategy only_second needs a pair of sequences")
+            if strategy == "only_second" and len(first.ids) > budget:
+                raise InvalidInputError("truncation strategy only_second needs a pair of sequences (this single text "
+                                        "is longer than max_length); use longest_first or only_first")
             windows = _windows(first, budget, stride, direction)
             return windows[0], None, windows[1:], []
         n1, n2 = len(first.ids), len(second.ids)
         if n1 + n2 <= budget:
             return first, second, [], []
         if strategy == "longest_first":
-            keep1, keep2 = n1, n2
-            while keep1 + keep2 > budget:
-                if keep1 >= keep2 and keep1 > 0:
-                    keep1 -= 1
-                else:
-                    keep2 -= 1
+            keep1, keep2 = _longest_first(n1, n2, budget)
             w1 = _windows(first, keep1, stride, direction)
             w2 = _windows(second, keep2, stride, direction)
             return w1[0], w2[0], w1[1:], w2[1:]
@@ -728,3 +947,24 @@ def _metaspaces(pre: PreTokenizer | None) -> list[Metaspace]:
     if isinstance(pre, PreSequence):
         return [s for s in pre.steps if isinstance(s, Metaspace)]
     return []
+
+
+def _tiktoken_pattern(pre: PreTokenizer | None) -> str:
+    """The one regex a tiktoken Encoding would split with to give ``pre``'s pieces (byte-level)."""
+    from .errors import UnsavableError
+    from .formats.rank_table import check_reads_alike
+    from .pre_tokenizers import GPT2_PATTERN, ByteLevel, Split
+
+    steps = pre.steps if isinstance(pre, PreSequence) else [pre]
+    if isinstance(pre, ByteLevel) and pre.use_regex and not pre.add_prefix_space:
+        return GPT2_PATTERN
+    if len(steps) == 2 and isinstance(steps[0], Split) and isinstance(steps[1], ByteLevel):
+        split, byte_level = steps
+        keeps_matches = (split.behavior, split.invert) in (("isolated", False), ("removed", True))
+        if split.is_regex and keeps_matches and not byte_level.use_regex and not byte_level.add_prefix_space:
+            return check_reads_alike(split.pattern)
+    raise UnsavableError(
+        f"the pre-tokenizer ({json.dumps(pre.to_json()) if pre is not None else 'none'}) is not one regex split followed by "
+        "ByteLevel (or ByteLevel's own GPT-2 split without a prefix space), so a tiktoken Encoding cannot split text the "
+        "same way; save as tokenizer.json instead"
+    )

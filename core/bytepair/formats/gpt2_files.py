@@ -3,6 +3,16 @@
 Why both: ``encoder.json`` gives the ids, ``vocab.bpe`` the merge order. For GPT-2 they agree (the id
 of a merged token is 256 + its line in ``vocab.bpe``), and tiktoken refuses files where they do not;
 so do we, because a mismatch means a corrupt or foreign pair of files.
+
+Hugging Face names the same two files ``vocab.json`` and ``merges.txt`` (``tokenizer.model.save``)
+and reads them as a vocabulary plus *pair*-ranked merges, whatever the ids: :func:`dump_bpe_files`
+writes that pair and :func:`parse_bpe_files` reads it back as such (no tiktoken consistency needed).
+
+>>> vocab_json, merges_txt = dump_bpe_files({"a": 0, "b": 1, "ab": 2}, [("a", "b")])
+>>> merges_txt
+b'#version: 0.2\\na b\\n'
+>>> parse_bpe_files(vocab_json, merges_txt)
+({'a': 0, 'b': 1, 'ab': 2}, [('a', 'b')])
 """
 
 from __future__ import annotations
@@ -11,10 +21,12 @@ import json
 import os
 
 from ..byte_unicode import BYTES_IN_RANK_ORDER, visible_to_bytes
-from ..errors import VocabFormatError
+from ..errors import UnsavableError, VocabFormatError
 from .tiktoken_file import check_sha256
 
-__all__ = ["load_gpt2_files", "parse_gpt2_files"]
+__all__ = ["MERGES_HEADER", "dump_bpe_files", "load_gpt2_files", "parse_bpe_files", "parse_gpt2_files"]
+
+MERGES_HEADER = "#version: 0.2"
 
 _SPECIAL_TEXTS = ("<|endoftext|>", "<|startoftext|>")
 
@@ -78,3 +90,45 @@ def load_gpt2_files(
     check_sha256(encoder, encoder_json_hash, str(encoder_json_path))
     check_sha256(merges, vocab_bpe_hash, str(vocab_bpe_path))
     return parse_gpt2_files(encoder, merges)
+
+
+def dump_bpe_files(vocab: dict[str, int], merges: list[tuple[str, str]] | list[list[str]]) -> tuple[bytes, bytes]:
+    """``vocab.json`` (token -> id, in id order) and ``merges.txt`` (``#version: 0.2`` then one
+    ``left right`` line per merge, by rank), as HF writes them. A merge part holding a space or a
+    line break cannot be written as a line: :class:`UnsavableError` (tokenizer.json holds it)."""
+    for index, pair in enumerate(merges):
+        left, right = pair
+        for part in (left, right):
+            if not part or any(ch in part for ch in " \n\r"):
+                raise UnsavableError(
+                    f"merge {index} ({left!r} + {right!r}) has a part that is empty or holds a space or line "
+                    "break, which merges.txt cannot hold; save as tokenizer.json (Tokenizer.save) instead"
+                )
+    ordered = dict(sorted(vocab.items(), key=lambda item: item[1]))
+    vocab_json = json.dumps(ordered, ensure_ascii=False).encode("utf-8")
+    lines = [MERGES_HEADER, *(f"{left} {right}" for left, right in merges)]
+    return vocab_json, ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def parse_bpe_files(vocab_json: bytes, merges_txt: bytes, *, origin: str = "vocab.json + merges.txt") -> tuple[dict[str, int], list[tuple[str, str]]]:
+    """The vocabulary and the merges (in rank order) of HF's ``vocab.json`` + ``merges.txt``."""
+    try:
+        vocab = json.loads(vocab_json)
+    except (ValueError, RecursionError) as exc:
+        raise VocabFormatError(f"{origin}: vocab.json is not JSON ({exc}); is it the vocabulary file?") from None
+    if not isinstance(vocab, dict) or not all(type(v) is int and v >= 0 for v in vocab.values()):
+        raise VocabFormatError(f"{origin}: vocab.json must be an object of token -> non-negative integer id")
+    try:
+        text = merges_txt.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise VocabFormatError(f"{origin}: merges.txt is not UTF-8 (bad byte at offset {exc.start})") from None
+    merges: list[tuple[str, str]] = []
+    for lineno, line in enumerate(text.split("\n"), 1):
+        line = line.removesuffix("\r")
+        if not line or (lineno == 1 and line.startswith("#version")):
+            continue
+        parts = line.split(" ")
+        if len(parts) != 2 or not parts[0] or not parts[1]:
+            raise VocabFormatError(f"{origin}: merges.txt line {lineno} is {line[:80]!r}; each line is 'left right'")
+        merges.append((parts[0], parts[1]))
+    return vocab, merges

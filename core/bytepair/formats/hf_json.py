@@ -18,14 +18,16 @@ from typing import Any
 
 from ..added_tokens import AddedToken
 from ..bpe_model import BPEModel
+from ..byte_unicode import bytes_to_visible
 from ..decoders import decoder_from_json
 from ..errors import UnsupportedTokenizerError, VocabFormatError
 from ..normalizers import normalizer_from_json
 from ..post_processors import post_processor_from_json
 from ..pre_tokenizers import pre_tokenizer_from_json
 from ..tokenizer import Tokenizer
+from .rank_table import merges_from_ranks, onig_pattern
 
-__all__ = ["MAX_JSON_BYTES", "tokenizer_from_json"]
+__all__ = ["MAX_JSON_BYTES", "rank_table_json", "tokenizer_from_json"]
 
 MAX_JSON_BYTES = 1 << 29
 """Larger files are refused (the biggest BPE tokenizer.json files in use are ~20 MB)."""
@@ -173,3 +175,32 @@ def _apply_padding_and_truncation(tok: Tokenizer, data: dict[str, Any], origin: 
         length = strategy.get("Fixed") if isinstance(strategy, dict) else None
         tok.enable_padding(str(pad.get("direction", "Right")).lower(), int(pad.get("pad_id", 0)), int(pad.get("pad_type_id", 0)),
                            str(pad.get("pad_token", "[PAD]")), length, pad.get("pad_to_multiple_of"))
+
+
+def rank_table_json(pattern: str, ranks: dict[bytes, int], special_tokens: dict[str, int]) -> dict[str, Any]:
+    """A ``tokenizer.json`` that HF ``tokenizers`` encodes exactly as tiktoken encodes ``pattern`` +
+    ``ranks``: the pattern written for Oniguruma, keeping matches only (``Removed`` + ``invert``:
+    tiktoken drops text no alternative matches); every split of a token listed as a merge, by the
+    token's rank; ``ignore_merges`` for tiktoken's whole-piece rule. The special tokens are in the
+    vocabulary too (HF would otherwise give an added token the next free id, not its own); the
+    caller lists them as added tokens."""
+    merges = [[bytes_to_visible(left), bytes_to_visible(right)] for left, right in merges_from_ranks(ranks)]
+    entries = [(rank, bytes_to_visible(token)) for token, rank in ranks.items()]
+    entries += [(token_id, text) for text, token_id in special_tokens.items()]
+    vocab = {token: token_id for token_id, token in sorted(entries)}
+    return {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": [],
+        "normalizer": None,
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+            {"type": "Split", "pattern": {"Regex": onig_pattern(pattern)}, "behavior": "Removed", "invert": True},
+            {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False},
+        ]},
+        "post_processor": None,
+        "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+        "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
+                  "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": True,
+                  "vocab": vocab, "merges": merges},
+    }

@@ -6,13 +6,14 @@ fault, never load a vocabulary that silently gives other ids.
 
 from __future__ import annotations
 
+import base64
 import binascii
 import hashlib
 import os
 
 from ..errors import VocabFormatError, VocabHashMismatchError
 
-__all__ = ["check_sha256", "load_tiktoken_bpe", "parse_tiktoken_bpe"]
+__all__ = ["check_sha256", "dump_tiktoken_bpe", "load_tiktoken_bpe", "parse_tiktoken_bpe"]
 
 
 def check_sha256(data: bytes, expected_hash: str | None, origin: str) -> None:
@@ -69,3 +70,13 @@ def load_tiktoken_bpe(path: str | os.PathLike[str], expected_hash: str | None = 
         data = f.read()
     check_sha256(data, expected_hash, str(path))
     return parse_tiktoken_bpe(data, origin=str(path))
+
+
+def dump_tiktoken_bpe(ranks: dict[bytes, int]) -> bytes:
+    """The ``.tiktoken`` text of ``ranks``, one ``base64(token) rank`` line each, by rank (as
+    tiktoken's own ``dump_tiktoken_bpe`` writes it).
+
+    >>> dump_tiktoken_bpe({b"b": 1, b"a": 0})
+    b'YQ== 0\\nYg== 1\\n'
+    """
+    return b"".join(base64.b64encode(token) + b" %d\n" % rank for token, rank in sorted(ranks.items(), key=lambda item: item[1]))
