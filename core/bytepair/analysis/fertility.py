@@ -1,0 +1,128 @@
+"""Fertility: tokens per word, characters and bytes per token, per language, tokenizers side by side.
+
+Why: the same text costs a different number of tokens in each tokenizer and each language; these
+ratios are the usual way to compare tokenizers on a corpus (lower tokens per word, more characters
+per token: cheaper, longer context).
+
+How words are counted (:func:`count_words`): the text is cut at whitespace (``str.split()``). A
+chunk with no character of a script written without spaces is one word. In a chunk that has such
+characters, each of them is one word (one Han character, kana or Thai letter = one word: a
+character count, since finding real word boundaries needs a dictionary), and so is each maximal run
+of the other characters that holds a letter or a digit (Latin words inside Japanese text); runs of
+punctuation only (``。``, ``、``) are not words there. The scripts without spaces, by code point:
+Thai and Lao (U+0E00-0EFF), Tibetan (U+0F00-0FFF), Myanmar (U+1000-109F), Khmer (U+1780-17FF,
+U+19E0-19FF), Hiragana and Katakana (U+3040-30FF, U+31F0-31FF, half-width U+FF66-FF9F), CJK
+ideographs (U+3400-4DBF, U+4E00-9FFF, U+F900-FAFF, U+20000-3FFFF).
+
+>>> count_words("Hello, world! 日本語です。ok")
+8
+>>> s = text_stats("Hello, world!", [15496, 11, 995, 0])
+>>> s["tokens"], s["words"], s["tokens_per_word"], s["chars_per_token"], s["bytes_per_token"]
+(4, 2, 2.0, 3.25, 3.25)
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ..errors import EmptyCorpusError
+from .view import Face, TokenizerView
+
+__all__ = ["NO_SPACE_SCRIPTS", "count_words", "fertility", "read_corpus", "text_stats"]
+
+NO_SPACE_SCRIPTS = (
+    (0x0E00, 0x0EFF), (0x0F00, 0x0FFF), (0x1000, 0x109F), (0x1780, 0x17FF), (0x19E0, 0x19FF),
+    (0x3040, 0x30FF), (0x31F0, 0x31FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF),
+    (0xFF66, 0xFF9F), (0x20000, 0x3FFFF),
+)
+_CLASS = "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in NO_SPACE_SCRIPTS)
+_NO_SPACE = re.compile(f"[{_CLASS}]")
+_OTHER_RUN = re.compile(f"[^{_CLASS}]+")
+_ALNUM = re.compile(r"[^\W_]")
+
+
+def count_words(text: str) -> int:
+    """Words in ``text`` by the rule in the module docstring.
+
+    >>> count_words("a  b\\tc\\n"), count_words("東京へ行く"), count_words("ไปไหน มา"), count_words("")
+    (3, 5, 7, 0)
+    """
+    words = 0
+    for chunk in text.split():
+        found = len(_NO_SPACE.findall(chunk))
+        if not found:
+            words += 1
+            continue
+        words += found + sum(1 for run in _OTHER_RUN.findall(chunk) if _ALNUM.search(run))
+    return words
+
+
+def text_stats(text: str, ids: list[int]) -> dict[str, Any]:
+    """Counts and ratios for one text and its ids (ratios None where the divisor is 0)."""
+    n_bytes = len(text.encode("utf-8", "surrogatepass"))
+    words = count_words(text)
+    tokens = len(ids)
+    return {
+        "tokens": tokens, "words": words, "chars": len(text), "bytes": n_bytes,
+        "tokens_per_word": _ratio(tokens, words), "chars_per_token": _ratio(len(text), tokens),
+        "bytes_per_token": _ratio(n_bytes, tokens),
+    }
+
+
+def _ratio(a: int, b: int) -> float | None:
+    return round(a / b, 4) if b else None
+
+
+def read_corpus(paths: Iterable[str | os.PathLike[str]]) -> dict[str, str]:
+    """Label -> text for each file (UTF-8; ``.xz`` files are decompressed); the label is the file
+    name without ``.xz`` and ``.txt``. Raises :class:`EmptyCorpusError` when there is no text."""
+    corpus: dict[str, str] = {}
+    for path in paths:
+        name = os.path.basename(os.fspath(path))
+        try:
+            data = _read_bytes(path, xz=name.endswith(".xz"))
+        except Exception as exc:  # OSError, or a damaged .xz (lzma.LZMAError, EOFError)
+            raise EmptyCorpusError(f"cannot read corpus file {os.fspath(path)!r}: {getattr(exc, 'strerror', None) or exc}") from None
+        label = name.removesuffix(".xz").removesuffix(".txt")
+        corpus[label] = data.decode("utf-8", "replace")
+    if not corpus or not any(t.strip() for t in corpus.values()):
+        raise EmptyCorpusError("the corpus holds no text; pass one or more non-empty UTF-8 files (plain or .xz)")
+    return corpus
+
+
+def _read_bytes(path: str | os.PathLike[str], *, xz: bool) -> bytes:
+    if xz:
+        import lzma  # not loaded by default in Pyodide: only when an .xz file is read
+
+        with lzma.open(path, "rb") as f:
+            return f.read()
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def fertility(tokenizers: Iterable[str | os.PathLike[str] | Face | TokenizerView],
+              corpus: Mapping[str, str]) -> dict[str, Any]:
+    """Stats per language (corpus label) per tokenizer, plus an ``all`` row over the whole corpus.
+
+    Returns ``{"languages": [...], "tokenizers": [names], "rows": [{"language", "tokenizer", **text_stats}]}``
+    (JSON-serialisable). Ids are the tokenizer's for ordinary text (no special tokens added).
+    """
+    if not corpus or not any(t.strip() for t in corpus.values()):
+        raise EmptyCorpusError("the corpus holds no text; pass one or more non-empty texts")
+    views = [t if isinstance(t, TokenizerView) else TokenizerView.of(t) for t in tokenizers]
+    rows = []
+    for view in views:
+        total = {"tokens": 0, "words": 0, "chars": 0, "bytes": 0}
+        for label, text in corpus.items():
+            stats = text_stats(text, view.encode_ordinary(text))
+            rows.append({"language": label, "tokenizer": view.name, **stats})
+            for key in total:
+                total[key] += stats[key]
+        rows.append({"language": "all", "tokenizer": view.name, **total,
+                     "tokens_per_word": _ratio(total["tokens"], total["words"]),
+                     "chars_per_token": _ratio(total["chars"], total["tokens"]),
+                     "bytes_per_token": _ratio(total["bytes"], total["tokens"])})
+    return {"languages": [*corpus, "all"], "tokenizers": [v.name for v in views], "rows": rows}
