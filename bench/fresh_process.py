@@ -40,7 +40,8 @@ def _emit(result: dict) -> None:
 
 
 def _read(path: str) -> str:
-    with open(path, encoding="utf-8") as f:
+    """The text as written: no newline translation (a lone "\\r" must stay one)."""
+    with open(path, encoding="utf-8", newline="") as f:
         return f.read()
 
 

@@ -18,8 +18,12 @@ from pathlib import Path
 # that is written for the first time, and the list goes into the intro of a new file.
 SECTIONS: dict[str, str] = {
     "native": "`bench/bench_encode.py`: bytepair on CPython against tiktoken (Rust) and a naive BPE",
+    "browser-startup": "`bench/bench_web.py`: the browser bundle's start-up (cold and warm) and download size",
     "browser": "`bench/bench_web.py`: the browser bundle in headless Chromium against JavaScript tokenizers",
     "playground": "`bench/bench_web.py`: the playground's first load and its latency from keystroke to updated view",
+    "training": "`bench/bench_train.py`: bytepair.train against HF BpeTrainer, rustbpe, bpeasy and a minbpe-style loop",
+    "analysis": "`bench/bench_analysis.py`: vocabulary reports, manifests, a diff and fertility (bytepair.analysis)",
+    "training-web": "`bench/bench_train_web.py`: the JS API's train() in headless Chromium, 1 MB at 8k",
 }
 
 

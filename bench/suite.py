@@ -5,7 +5,11 @@ module imports bytepair from there, and so do the fresh processes it starts. Sec
 
 1. throughput of one ``encode_ordinary`` call on each corpus file (tiktoken; bytepair in a fresh
    process, with cleared caches in-process, and warm; the naive reference of ``naive_reference.py``);
-2. worst cases: 1 MB of one letter, spaces, random letters, random digits, random emoji;
+0. the summary for new text: a mixed stream (every file in turn, two rounds, one process) and
+   the first pass of section 1 summed, beside the same-text warm figure;
+2. worst cases: 1 MB of one letter, spaces, random letters, random digits, random emoji, and issue
+   14's list (periodic and random whitespace, apostrophes, combining marks, CJK with Latin; 250 kB
+   beside 1 MB);
 3. start-up: ``import``, ``get_encoding`` for every bundled encoding, and rank-file parsing;
 4. the size of the rank data bytepair ships against the official ``.tiktoken`` files.
 
@@ -188,6 +192,18 @@ def worst_case_texts() -> dict[str, str]:
         "random a-z × 1,000,000": "".join(rng.choices(string.ascii_lowercase, k=n)),
         "random 0-9 × 1,000,000": "".join(rng.choices(string.digits, k=n)),
         "random emoji U+1F600..1F64F × 250,000": "".join(map(chr, rng.choices(range(0x1F600, 0x1F650), k=n // 4))),
+        # Issue 14's list: periodic and random whitespace, letters with apostrophes, combining marks,
+        # CJK and Latin without spaces; 250 kB beside 1 MB shows whether time grows linearly.
+        '"\\n \\n" × 333,333': "\n \n" * (n // 3),
+        '" \\t" × 500,000': " \t" * (n // 2),
+        "random a-z × 250,000": "".join(rng.choices(string.ascii_lowercase, k=n // 4)),
+        "random whitespace mix × 250,000": "".join(rng.choices(" \t\n\r\u00a0", k=n // 4)),
+        "random whitespace mix × 1,000,000": "".join(rng.choices(" \t\n\r\u00a0", k=n)),
+        "random a-z and ' × 1,000,000": "".join(rng.choices(string.ascii_lowercase + "'", k=n)),
+        "random combining marks on e × 500,000": "".join(
+            map(chr, rng.choices([0x65, 0x301, 0x308, 0x323, 0x30A], k=n // 2))
+        ),
+        "random CJK and a-z × 500,000": "".join(rng.choices("日本語中文字漢かなカナ" + string.ascii_lowercase, k=n // 2)),
     }
 
 
@@ -647,6 +663,61 @@ def command_line() -> str:
 
 
 # --------------------------------------------------------------------------------------------- main
+# ------------------------------------------------------------------------------ 0. new text, mixed
+@dataclass
+class MixedRow:
+    """Every corpus file in turn, twice, in one process: what a counting service sees (CPU seconds)."""
+
+    encoding: str
+    n_bytes: int
+    tiktoken_s: tuple[float, float]
+    bytepair_s: tuple[float, float]
+
+
+def bench_mixed_stream(name: str, tiktoken_enc: Any, corpus: dict[str, str], checks: Checks) -> MixedRow:
+    """Round 1 starts with bytepair's caches empty; each file is encoded once per round, so the piece
+    cache only helps where text repeats across files or rounds. CPU time (``time.process_time``), which
+    other processes on the machine disturb less than wall time."""
+    log(f"mixed stream {name}")
+    enc = bytepair.get_encoding(name)
+    clear_caches(enc)
+    tiktoken_enc.encode_ordinary("warm up")
+    tk, bp = [0.0, 0.0], [0.0, 0.0]
+    for round_ in (0, 1):
+        for corpus_name, text in corpus.items():
+            gc.collect()
+            start = time.process_time()
+            expected = tiktoken_enc.encode_ordinary(text)
+            tk[round_] += time.process_time() - start
+            gc.collect()
+            start = time.process_time()
+            ids = enc.encode_ordinary(text)
+            bp[round_] += time.process_time() - start
+            checks.expect(ids == expected, f"{name} {corpus_name}: mixed stream round {round_ + 1}")
+    n_bytes = sum(len(t.encode("utf-8")) for t in corpus.values())
+    return MixedRow(name, n_bytes, (tk[0], tk[1]), (bp[0], bp[1]))
+
+
+def mixed_table(rows: list[MixedRow], throughput: list[ThroughputRow]) -> str:
+    """The summary: new text first (mixed stream, first pass), the same-text warm figure last."""
+    out = [
+        "| encoding | MB | tiktoken MB/s | bytepair MB/s, round 1 | round 2 | round 1 ÷ tiktoken (time) "
+        "| round 2 ÷ tiktoken | first pass ÷ tiktoken, all files | warm same text ÷ tiktoken |",
+        "|---|--:|--:|--:|--:|--:|--:|--:|--:|",
+    ]
+    for r in rows:
+        group = [t for t in throughput if t.encoding == r.encoding]
+        first = sum(t.first_pass_s for t in group) / sum(t.tiktoken_s for t in group)
+        warm = sum(t.warm_s for t in group) / sum(t.tiktoken_s for t in group)
+        tk = sum(r.tiktoken_s) / 2
+        out.append(
+            f"| {r.encoding} | {r.n_bytes / MB:.1f} | {mbps(r.n_bytes, tk)} | {mbps(r.n_bytes, r.bytepair_s[0])} "
+            f"| {mbps(r.n_bytes, r.bytepair_s[1])} | {r.bytepair_s[0] / r.tiktoken_s[0]:.2f}× "
+            f"| {r.bytepair_s[1] / r.tiktoken_s[1]:.2f}× | {first:.2f}× | {warm:.2f}× |"
+        )
+    return "\n".join(out) + "\n"
+
+
 @dataclass
 class Results:
     info: dict[str, str]
@@ -654,6 +725,7 @@ class Results:
     args: argparse.Namespace
     corpus_dir: Path
     throughput: list[ThroughputRow]
+    mixed: list[MixedRow]
     worst: list[WorstCaseRow]
     startup: StartupResult
     sizes: list[SizeRow]
@@ -715,6 +787,17 @@ text uses one thread).
 - **naive**: `bench/naive_reference.py` (regex findall + rank loop, no cache), one run per file.
 
 Corpus: `{corpus_dir}`{" (see `bench/corpus/README.md`)" if corpus_dir == Path("bench/corpus") else ""}, one call per whole file.
+
+### Summary: text never seen before
+
+A token counter mostly sees new text. **Mixed stream**: every corpus file in turn, two rounds, in one
+process, one `encode_ordinary` per file, bytepair's caches empty at the start, CPU time summed over
+the files (tiktoken measured in the same loop). **First pass**: the fresh-process times of section 1
+summed over all files, against tiktoken's. **Warm same text** (section 1's warm column, summed) holds
+only while the piece cache holds that text. Ratios are time ratios, bytepair ÷ tiktoken; the target
+for new text is 2.00× (half tiktoken's throughput).
+
+{mixed_table(res.mixed, res.throughput)}
 
 ### 1. Throughput
 
@@ -858,6 +941,7 @@ def run(args: argparse.Namespace, work: Path, code: Path) -> int:
         for name in args.encodings
         for row in bench_throughput(name, get_tiktoken(name), corpus, corpus_files, fresh, args.repeats, checks)
     ]
+    mixed = [bench_mixed_stream(name, get_tiktoken(name), corpus, checks) for name in args.encodings]
     worst = [
         row
         for name in args.encodings
@@ -870,6 +954,7 @@ def run(args: argparse.Namespace, work: Path, code: Path) -> int:
         args,
         args.corpus.resolve(),
         throughput,
+        mixed,
         worst,
         startup,
         data_sizes(tiktoken_files),
