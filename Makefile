@@ -3,6 +3,7 @@
 #   make test    Python venv (.venv), npm packages, Debian chromium; builds dist/ and site/; runs all tests
 #   make run     the CLI on a bundled sample
 #   make bundle  dist/: the offline browser/edge bundle (Pyodide + our wheel + rank data + JS API)
+#   make pack    the npm package `bytepair` (dist/ and nothing else) as a tarball; prints its path last
 #   make bench   benchmarks -> docs/PERFORMANCE.md, docs/RELIABILITY.md
 #   make fuzz    the long differential fuzz against tiktoken (FUZZ_SECONDS=600)
 #   make soak    the checks that take many minutes (every code point x context against HF tokenizers)
@@ -25,13 +26,22 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 DEMO_SRC := $(wildcard demo/*)
 
+# The build venv: pyodide-build (its `pyodide lockfile add-wheels` writes the bundle's pyodide-lock.json)
+# needs Python >= 3.12, so it has a venv of its own, from the first such Python found (PATH, then pyenv).
+BUILD_VENV  := .venv-build
+BUILD_STAMP := $(BUILD_VENV)/.installed
+BUILD_TOOLS := pyodide-build==0.39.2 pkginfo==2.0
+BUILD_PYTHON ?= $(shell for p in $$(command -v python3.14 python3.13 python3.12 python3) \
+                  $$(ls -d $(HOME)/.pyenv/versions/3.1[2-9]*/bin/python3 2>/dev/null | sort -rV); do \
+                  $$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null && { echo $$p; break; }; done)
+
 # Other CPython versions that must give the same pieces (their unicodedata differs: 15.0, 15.1 ...).
 OTHER_PYTHONS := 3.12 3.13 3.14
 PYENV_ROOT ?= $(HOME)/.pyenv
 CROSS_TESTS := tests/test_parity_tiktoken.py tests/test_traps.py tests/test_pretokenize.py tests/test_properties.py \
                tests/test_unicode_exhaustive.py
 
-.PHONY: hf-data soak demo site test test-python test-interpreters test-tiktoken-suite run bundle bench fuzz chromium clean data unicode-tables
+.PHONY: pack hf-data soak demo site test test-python test-interpreters test-tiktoken-suite run bundle bench fuzz chromium clean data unicode-tables
 
 # The demo needs only bytepair itself in the venv (and pip, to build its wheel).
 $(BASE_STAMP): pyproject.toml
@@ -46,10 +56,11 @@ $(STAMP): $(BASE_STAMP)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test,bench]'
 	touch $(STAMP)
 
-# The bundle needs only the pyodide package; tests and benchmarks also compare with JS peers.
+# The bundle needs the pyodide package, a devDependency (the npm package users install has no
+# dependencies: dist/ carries Pyodide), so npm ci installs the JS peers the tests compare with too.
 $(NODE_RUNTIME_STAMP): package.json package-lock.json
-	@[ -f $(NODE_STAMP) ] || { echo "make: installing npm's pyodide package (the runtime the bundle ships)"; \
-	  npm ci --omit=dev --no-audit --no-fund --loglevel=error; }
+	@[ -f $(NODE_STAMP) ] || { echo "make: installing the npm devDependencies (pyodide, the runtime the bundle ships; esbuild and JS tokenizers for tests)"; \
+	  npm ci --no-audit --no-fund --loglevel=error; }
 	touch $(NODE_RUNTIME_STAMP)
 
 $(NODE_STAMP): package.json package-lock.json
@@ -65,14 +76,25 @@ chromium:
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium fonts-noto-color-emoji fonts-wqy-microhei; }
 
+$(BUILD_STAMP):
+	@[ -n "$(BUILD_PYTHON)" ] || { echo "make: pyodide-build needs Python >= 3.12 (python3.12 or later on PATH or in pyenv; or BUILD_PYTHON=...)"; exit 1; }
+	@echo "make: creating $(BUILD_VENV) ($(BUILD_PYTHON)) with $(BUILD_TOOLS), to write the bundle's pyodide-lock.json"
+	$(BUILD_PYTHON) -m venv $(BUILD_VENV)
+	$(BUILD_VENV)/bin/python -m pip install --quiet --disable-pip-version-check $(BUILD_TOOLS)
+	touch $(BUILD_STAMP)
+
 $(WHEEL): $(BASE_STAMP) $(CORE_SRC) pyproject.toml
 	rm -rf build/wheel
 	$(PY) -m pip wheel --quiet --disable-pip-version-check --no-deps -w build/wheel .
 
-dist/manifest.json: $(WHEEL) $(NODE_RUNTIME_STAMP) $(WEB_SRC) build/bundle.mjs build/fetch_hf_tokenizers.py
-	node build/bundle.mjs --wheel $(WHEEL)
+dist/manifest.json: $(WHEEL) $(NODE_RUNTIME_STAMP) $(BUILD_STAMP) $(WEB_SRC) build/bundle.mjs build/fetch_hf_tokenizers.py build/chat_wheels.py
+	node build/bundle.mjs --wheel $(WHEEL) --build-venv $(BUILD_VENV)
 
 bundle: dist/manifest.json
+
+# The npm package: build/npm/bytepair-<version>.tgz (its path is the last line printed).
+pack: dist/manifest.json build/pack.mjs
+	@node build/pack.mjs
 
 site/index.html: dist/manifest.json $(DEMO_SRC) build/site.py
 	$(PY) build/site.py
@@ -130,6 +152,7 @@ bench: $(STAMP) site chromium hf-data
 	$(PY) bench/bench_tokenizer_json.py
 	$(PY) bench/bench_web.py
 	$(PY) bench/bench_reliability.py
+	$(PY) bench/bench_train.py
 
 # Differential fuzz against tiktoken over every encoding for FUZZ_SECONDS (CI runs the same test for 20 s).
 # A new seed each run unless FUZZ_SEED= is given; the summary also goes to build/cache/fuzz-report.txt.
@@ -149,4 +172,4 @@ unicode-tables: $(STAMP)
 	$(PY) build/gen_unicode_tables.py
 
 clean:
-	rm -rf $(VENV) .venv-3.* node_modules dist site build/wheel build/cache .pytest_cache
+	rm -rf $(VENV) .venv-3.* $(BUILD_VENV) node_modules dist site build/wheel build/npm build/cache .pytest_cache

@@ -4,6 +4,9 @@
 // the open-model tokenizers prepared in the bundle (each fetched only when picked), and any other
 // tokenizer.json opened from a file (read in the page; its content never goes into the link).
 import { createTokenizer, listEncodings, listTokenizers } from "./bytepair/bytepair.mjs";
+import { setupTrainTab } from "./train-tab.mjs";
+import { setupAnalyse } from "./analyse.mjs";
+import { setupChat } from "./chat.mjs";
 
 const ASSETS = new URL("./bytepair/", import.meta.url).href;
 const DEFAULT_ENCODING = "o200k_base";
@@ -37,29 +40,44 @@ const SAMPLES = {
 
 const $ = (id) => document.getElementById(id);
 const els = {
-  loading: $("loading"), progress: $("load-progress"), loadDetail: $("load-detail"),
+  loading: $("loading"), progress: $("load-progress"), loadDetail: $("load-detail"), loadElapsed: $("load-elapsed"),
   encoding: $("encoding"), model: $("model"), modelNote: $("model-note"), compare: $("compare"),
   openFile: $("open-file"), file: $("file"), fileNote: $("file-note"), specialNote: $("special-note"), drop: $("drop"),
-  text: $("text"), stateNote: $("state-note"),
+  copyLink: $("copy-link"), linkNote: $("link-note"),
+  text: $("text"), backdrop: $("text-backdrop"), stateNote: $("state-note"), openText: $("open-text"), textFile: $("text-file"),
   count: $("token-count"), chars: $("char-count"), words: $("word-count"), cpt: $("chars-per-token"), bpt: $("bytes-per-token"),
+  specialFound: $("special-found"), specialFoundText: $("special-found-text"),
   compareStats: $("compare-stats"), compareALabel: $("compare-a-label"), compareBLabel: $("compare-b-label"),
   compareA: $("compare-a-count"), compareB: $("compare-b-count"), compareDiff: $("compare-diff"),
-  busy: $("busy"), error: $("error"),
-  tokens: $("tokens"), tokensMore: $("tokens-more"), tokensShown: $("tokens-shown"), showMore: $("show-more"), tooltip: $("tooltip"),
+  compareATpw: $("compare-a-tpw"), compareBTpw: $("compare-b-tpw"), compareACpt: $("compare-a-cpt"), compareBCpt: $("compare-b-cpt"),
+  compareSpans: $("compare-spans"), compareSummary: $("compare-summary"), compareExamples: $("compare-examples"),
+  busy: $("busy"), error: $("error"), live: $("count-live"),
+  tokens: $("tokens"), tokensB: $("tokens-b"), tokenIds: $("token-ids"), paneB: $("pane-b"),
+  paneAHead: $("pane-a-head"), paneBHead: $("pane-b-head"),
+  tokensMore: $("tokens-more"), tokensShown: $("tokens-shown"), showMore: $("show-more"), tooltip: $("tooltip"),
   idsOut: $("ids-out"), copyIds: $("copy-ids"), copyStatus: $("copy-status"),
   idsIn: $("ids-in"), decodeError: $("decode-error"), decoded: $("decoded"),
 };
 
-const state = { encoding: DEFAULT_ENCODING, compare: "", special: "error", view: "tokens", shown: PAGE_TOKENS };
+const state = { encoding: DEFAULT_ENCODING, compare: "", model: "", special: "error", view: "tokens", shown: PAGE_TOKENS };
+const TEXT_POLICY = { disallowedSpecial: [] };
 const tokenizers = new Map(); // picker value -> Promise<Tokenizer>
 // Picker values of the open-model tokenizers in the bundle: their names, or "hf:<name>" for a name
 // that is also an encoding's (GPT-2's tokenizer.json is "hf:gpt2"; "gpt2" is OpenAI's encoding).
 let prepared = [];
 const opened = new Map(); // picker value "file:N" -> the opened file's name
 let openedCount = 0;
-let latest = null; // the last inspection result shown
-let largeText = null; // the whole text while it is too large for the box (see LARGE_TEXT_CHARS)
-let noteKind = null; // what the note under the box is about: "large", "link" or "state"
+let runtimeReady = false; // the first tokenizer has loaded (later loads skip Pyodide's start)
+let touched = false; // the link is written only once the user has changed something
+let noteKind = null; // what the note under the box is about: "large", "cr", "edited", "file", "link" or "state"
+let sequence = 0; // increases with every edit; stale results are dropped
+
+// The two token panes: "a" for the picked tokenizer, "b" for the one compared with. `data` is the
+// last inspection shown there (with its text, tokenizer, policy and each token's byte offset).
+const panes = {
+  a: { el: els.tokens, idsEl: els.tokenIds, head: els.paneAHead, data: null, displayed: null, differs: new Set() },
+  b: { el: els.tokensB, idsEl: null, head: els.paneBHead, data: null, displayed: null, differs: new Set() },
+};
 
 /** Show (or, with text null, remove) the note under the box; a kind only removes its own note. */
 function note(kind, text) {
@@ -74,25 +92,91 @@ function note(kind, text) {
   els.stateNote.textContent = text;
 }
 
+// ---------------------------------------------------------------- the text counted and the text shown
+// Usually the text counted is the box's value. Two kinds of text are held here instead, exactly:
+// a text too large for the box (the box shows its beginning, read-only), and a text with CR line ends
+// (a textarea turns CRLF and CR into LF, which would change the count: a 10 kB CRLF file counts 10
+// tokens fewer). `crs` are the offsets of the CRs the box drops, to map offsets between the two.
+let held = null; // null | { text, kind: "large" | "cr", from, name, crs, boxCrs, limit }
+
 function currentText() {
-  return largeText ?? els.text.value;
+  return held?.text ?? els.text.value;
 }
 
-function setText(text) {
-  if (text.length > LARGE_TEXT_CHARS) {
-    largeText = text;
-    els.text.value = `${text.slice(0, PREVIEW_CHARS)}\n…`;
-    els.text.readOnly = true;
-    note("large", `Large text (${number.format(text.length)} characters): the box shows only its beginning ` +
-      "and cannot be edited, but every count covers the whole text; the link keeps only the settings. Clear to start over.");
+/** Offsets (UTF-16) of each CR followed by LF: the characters the box drops. */
+function droppedCrs(text) {
+  const crs = [];
+  for (let i = text.indexOf("\r\n"); i !== -1; i = text.indexOf("\r\n", i + 2)) crs.push(i);
+  return crs;
+}
+
+/** How many of the sorted numbers are below x. */
+function countBelow(sorted, x) {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** An offset in the counted text as an offset in the box (null if the box does not show it). */
+function toBox(offset) {
+  if (!held) return offset;
+  if (held.limit !== null && offset > held.limit) return null;
+  return offset - countBelow(held.crs, offset);
+}
+
+/** An offset in the box as an offset in the counted text (a box LF that stands for CRLF maps to the CR). */
+function fromBox(offset) {
+  if (!held) return offset;
+  if (held.limit !== null && offset > held.limit) return null;
+  return offset + countBelow(held.boxCrs, offset);
+}
+
+/** Put a text in the box; `from` ("file", "link", "paste" or "sample") and `name` say where it came from. */
+function setText(text, { from = "sample", name = "" } = {}) {
+  unmarkText();
+  const large = text.length > LARGE_TEXT_CHARS;
+  if (large || text.includes("\r")) {
+    const crs = droppedCrs(text);
+    held = { text, kind: large ? "large" : "cr", from, name, crs, boxCrs: crs.map((p, i) => p - i), limit: large ? PREVIEW_CHARS : null };
+    els.text.value = large ? `${text.slice(0, PREVIEW_CHARS)}\n…` : text;
+    els.text.readOnly = large;
+    if (large) {
+      note("large", `Large text (${number.format(text.length)} characters): the box shows only its beginning ` +
+        "and cannot be edited, but every count covers the whole text; the link keeps only the settings. Clear to start over.");
+    } else {
+      note("cr", `${crSource()} has ${lineEnds()} line ends: counting as in the ${from === "link" ? "link" : "file"}…`);
+    }
   } else {
-    note("large", null);
-    largeText = null;
+    for (const kind of ["large", "cr", "edited", "file"]) note(kind, null);
+    held = null;
     els.text.readOnly = false;
     els.text.value = text;
   }
 }
-let sequence = 0; // increases with every edit; stale results are dropped
+
+function crSource() {
+  if (held?.from === "file") return held.name;
+  return held?.from === "link" ? "The text in the link" : "The pasted text";
+}
+
+function lineEnds() {
+  const crlf = held.crs.length;
+  const lone = (held.text.match(/\r/g)?.length ?? 0) - crlf;
+  return lone === 0 ? "CRLF" : crlf === 0 ? "CR" : "CRLF and CR";
+}
+
+/** After a count: say that a CR text was counted as held, not as the box shows it. */
+function showCrNote(count) {
+  if (held?.kind !== "cr") return;
+  const where = held.from === "link" ? "link" : held.from === "file" ? "file" : "paste";
+  note("cr", `${crSource()} has ${lineEnds()} line ends: counted as in the ${where} (${number.format(count)} tokens); ` +
+    "the text box shows LF.");
+}
 
 // ---------------------------------------------------------------- tokenizers and progress
 /** A picker value as people read it: "Llama 3", "o200k_base", or an opened file's name. */
@@ -113,51 +197,101 @@ function isTokenizerJson(name) {
 function tokenizer(name) {
   if (!tokenizers.has(name)) {
     const what = prepared.includes(name) ? { tokenizer: preparedName(name) } : { encoding: name };
-    const promise = createTokenizer({ ...what, assetsUrl: ASSETS, onProgress: showProgress });
-    promise.catch(() => tokenizers.delete(name));
+    const promise = createTokenizer({ ...what, assetsUrl: ASSETS, onProgress: (p) => showProgress(p, name) });
+    promise.then(() => (runtimeReady = true), () => tokenizers.delete(name));
     tokenizers.set(name, promise);
   }
   return tokenizers.get(name);
 }
 
-function showProgress({ loaded, total }) {
+let loadTimer = 0;
+/** The progress bar counts bytes; once they are all in, the runtime reports its phases (compiling
+ * the WebAssembly module, starting Python, building the first ranks: 1-2 s more on a cold start), and
+ * the note names the one under way, with the time so far. */
+function showProgress({ loaded, total, phase }, name = state.encoding) {
   if (!total) return;
   els.progress.max = total;
   els.progress.value = loaded;
-  els.loadDetail.textContent = loaded < total
-    ? `${(loaded / 1e6).toFixed(1)} of ${(total / 1e6).toFixed(1)} MB`
-    : `${(total / 1e6).toFixed(1)} MB fetched; preparing the tokenizer…`;
   els.loading.classList.remove("done");
+  const mb = (n) => (n / 1e6).toFixed(1);
+  if (loaded < total && (phase === undefined || phase === "fetching")) {
+    clearInterval(loadTimer);
+    els.loadElapsed.textContent = "";
+    els.loadDetail.textContent = `${mb(loaded)} of ${mb(total)} MB`;
+    return;
+  }
+  const data = isTokenizerJson(name) ? `reading the ${label(name)} tokenizer.json` : `loading the ${label(name)} ranks`;
+  const step = {
+    compiling: "compiling WebAssembly",
+    starting: "starting Python",
+    ranks: data,
+    ready: "ready",
+  }[phase] ?? (runtimeReady ? data : `compiling WebAssembly, starting Python, ${data}`);
+  const text = `${mb(total)} MB fetched; ${step}…`;
+  if (els.loadDetail.textContent === text) return;
+  els.loadDetail.textContent = text;
+  clearInterval(loadTimer);
+  const since = performance.now();
+  loadTimer = setInterval(() => (els.loadElapsed.textContent = `${((performance.now() - since) / 1000).toFixed(1)} s`), 100);
+}
+
+function loadingDone() {
+  clearInterval(loadTimer);
+  els.loading.classList.add("done");
 }
 
 function policy() {
   if (state.special === "allow") return { allowedSpecial: "all" };
-  if (state.special === "text") return { disallowedSpecial: [] };
+  if (state.special === "text") return TEXT_POLICY;
   return {};
 }
 
 // ---------------------------------------------------------------- the main update
+/** Inspect under the chosen policy; while asking ("error"), a special token found in the text is
+ * reported and the text counted as plain text meanwhile, so that the counts stay in view. */
+async function inspectAsking(tok, text) {
+  try {
+    return { result: await tok.inspect(text, { ...policy(), maxTokens: state.shown }), policy: policy(), found: null };
+  } catch (err) {
+    if (err.name !== "DisallowedSpecialTokenError") throw err;
+    const result = await tok.inspect(text, { ...TEXT_POLICY, maxTokens: state.shown });
+    return { result, policy: TEXT_POLICY, found: err.token ?? /'(.+?)'/.exec(err.message)?.[1] ?? "a special token" };
+  }
+}
+
+/** A pane's data: the inspection with what it was made from, and each shown token's byte offset. */
+function paneData({ result, policy: used }, text, tok) {
+  const offsets = new Uint32Array(result.lengths.length + 1);
+  for (let i = 0; i < result.lengths.length; i++) offsets[i + 1] = offsets[i] + result.lengths[i];
+  return { ...result, text, tok, policy: used, offsets };
+}
+
 async function update() {
   const id = ++sequence;
   const text = currentText();
   const busyTimer = setTimeout(() => { if (id === sequence) els.busy.hidden = false; }, 120);
   try {
-    const tok = await tokenizer(state.encoding);
-    const [result, other] = await Promise.all([
-      tok.inspect(text, { ...policy(), maxTokens: state.shown }),
-      state.compare ? tokenizer(state.compare).then((t) => t.count(text, policy())) : null,
-    ]);
+    const [tok, otherTok] = await Promise.all([tokenizer(state.encoding), state.compare ? tokenizer(state.compare) : null]);
+    const [a, b] = await Promise.all([inspectAsking(tok, text), otherTok ? inspectAsking(otherTok, text) : null]);
+    const foundIn = a.found ? [tok, a.found] : b?.found ? [otherTok, b.found] : null;
+    const asSpecial = foundIn ? await foundIn[0].count(text, { allowedSpecial: "all" }) : null;
     if (id !== sequence) return; // a newer edit is on its way
-    latest = { ...result, text, tok };
+    panes.a.data = paneData(a, text, tok);
+    panes.b.data = b ? paneData(b, text, otherTok) : null;
     showError(null);
-    renderStats(result, other);
-    renderTokens();
+    renderStats();
+    renderSpecialFound(foundIn, asSpecial);
+    renderTokens(panes.a);
+    renderTokens(panes.b);
+    renderDiff();
     if (state.view === "ids") renderIds();
-    els.loading.classList.add("done");
+    showCrNote(a.result.count);
+    announce();
+    loadingDone();
   } catch (err) {
     if (id !== sequence) return;
     showError(explain(err));
-    els.loading.classList.add("done");
+    loadingDone();
   } finally {
     clearTimeout(busyTimer);
     if (id === sequence) els.busy.hidden = true;
@@ -165,11 +299,6 @@ async function update() {
 }
 
 function explain(err) {
-  if (err.name === "DisallowedSpecialTokenError") {
-    const token = /'(.+?)'/.exec(err.message)?.[1] ?? "a special token";
-    return `The text contains the special token ${token}. Choose “encode as special tokens” to count it as one ` +
-      "token, or “treat as plain text” to count its characters.";
-  }
   if (err.name === "VocabFormatError" || err.name === "UnsupportedTokenizerError") {
     return `This tokenizer.json cannot be used: ${err.message}`;
   }
@@ -185,37 +314,79 @@ function showError(message) {
   if (!message) return;
   // Nothing on screen may describe an earlier text.
   for (const el of [els.count, els.chars, els.words, els.cpt, els.bpt, els.compareA, els.compareB, els.compareDiff]) el.textContent = "–";
-  latest = null;
-  displayed = null;
-  els.tokens.replaceChildren();
+  for (const pane of Object.values(panes)) {
+    pane.data = null;
+    pane.displayed = null;
+    pane.el.replaceChildren();
+    pane.idsEl?.replaceChildren();
+  }
+  els.specialFound.hidden = true;
   els.tokensMore.hidden = true;
   els.idsOut.value = "";
+  els.live.textContent = message;
   hideTooltip();
 }
 
 const number = new Intl.NumberFormat("en");
+const ratio = (x, y) => (y ? (x / y).toFixed(2) : "–");
 
-function renderStats(result, other) {
-  els.count.textContent = number.format(result.count);
-  els.chars.textContent = number.format(result.codePoints);
-  els.words.textContent = number.format(result.words);
-  els.cpt.textContent = result.count ? (result.codePoints / result.count).toFixed(2) : "–";
-  els.bpt.textContent = result.count ? (result.utf8Bytes / result.count).toFixed(2) : "–";
-  els.compareStats.hidden = !state.compare;
-  if (state.compare && other !== null) {
-    els.compareALabel.textContent = label(state.encoding);
-    els.compareBLabel.textContent = label(state.compare);
-    els.compareA.textContent = number.format(result.count);
-    els.compareB.textContent = number.format(other);
-    const diff = other - result.count;
-    const pct = result.count ? ` (${diff >= 0 ? "+" : ""}${((100 * diff) / result.count).toFixed(1)}%)` : "";
-    els.compareDiff.textContent = `${diff > 0 ? "+" : ""}${number.format(diff)}${pct}`;
-  }
+function renderStats() {
+  const a = panes.a.data;
+  const b = panes.b.data;
+  els.count.textContent = number.format(a.count);
+  els.chars.textContent = number.format(a.codePoints);
+  els.words.textContent = number.format(a.words);
+  els.cpt.textContent = ratio(a.codePoints, a.count);
+  els.bpt.textContent = ratio(a.utf8Bytes, a.count);
+  els.compareStats.hidden = !b;
+  els.compareSummary.hidden = !b;
+  els.paneB.hidden = !b;
+  els.paneAHead.hidden = !b;
+  if (!b) return;
+  els.compareALabel.textContent = label(state.encoding);
+  els.compareBLabel.textContent = label(state.compare);
+  els.compareA.textContent = number.format(a.count);
+  els.compareB.textContent = number.format(b.count);
+  els.compareATpw.textContent = ratio(a.count, a.words);
+  els.compareBTpw.textContent = ratio(b.count, b.words);
+  els.compareACpt.textContent = ratio(a.codePoints, a.count);
+  els.compareBCpt.textContent = ratio(b.codePoints, b.count);
+  const diff = b.count - a.count;
+  const pct = a.count ? ` (${diff >= 0 ? "+" : ""}${((100 * diff) / a.count).toFixed(1)}%)` : "";
+  els.compareDiff.textContent = `${diff > 0 ? "+" : ""}${number.format(diff)}${pct}`;
+  panes.a.head.textContent = `${label(state.encoding)}: ${number.format(a.count)} tokens`;
+  panes.b.head.textContent = `${label(state.compare)}: ${number.format(b.count)} tokens`;
+}
+
+/** While asking, a special token in the text: say how it was counted and offer both choices. */
+function renderSpecialFound(foundIn, asSpecial) {
+  els.specialFound.hidden = !foundIn;
+  if (!foundIn) return;
+  const [tok, token] = foundIn;
+  const asText = (tok === panes.a.data.tok ? panes.a.data : panes.b.data).count;
+  const who = tok === panes.a.data.tok ? "" : ` (${label(state.compare)})`;
+  const code = document.createElement("code");
+  code.textContent = token;
+  els.specialFoundText.replaceChildren("The text contains the special token ", code, `${who}. Counted as plain text for now: ` +
+    `${number.format(asText)} tokens; encoded as special tokens it would be ${number.format(asSpecial)}.`);
+}
+
+let announceTimer = 0;
+/** Tell screen readers the count once typing pauses (the live region is polite). */
+function announce() {
+  clearTimeout(announceTimer);
+  const a = panes.a.data;
+  const b = panes.b.data;
+  const text = b
+    ? `${number.format(a.count)} tokens with ${label(state.encoding)}, ${number.format(b.count)} with ${label(state.compare)}`
+    : `${number.format(a.count)} tokens`;
+  announceTimer = setTimeout(() => (els.live.textContent = text), 500);
 }
 
 // ---------------------------------------------------------------- token spans
 const strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-const WS = { " ": "·", "\t": "→", "\n": "↵", "\r": "␍" };
+// CR shows as "\r": fonts rarely have U+240D (␍).
+const WS = { " ": "·", "\t": "→", "\n": "↵", "\r": "\\r" };
 const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u00a0\u3000]/u;
 
 function hex(bytes) {
@@ -252,9 +423,11 @@ function byteRuns(raw) {
   return runs;
 }
 
-/** Append `text` to `parent`, with whitespace and invisible characters made visible. */
+/** Append `text` to `parent` on one line, with whitespace and invisible characters made visible;
+ * returns how many newlines it held (the caller breaks the line after the token). */
 function appendVisible(parent, text) {
   let plain = "";
+  let newlines = 0;
   const flush = () => {
     if (plain) parent.append(plain);
     plain = "";
@@ -266,18 +439,19 @@ function appendVisible(parent, text) {
       mark.className = "ws";
       mark.textContent = WS[ch] ?? `⟨U+${ch.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")}⟩`;
       parent.append(mark);
-      if (ch === "\n") parent.append("\n");
+      if (ch === "\n") newlines += 1;
     } else {
       plain += ch;
     }
   }
   flush();
+  return newlines;
 }
 
-let displayed = null; // { ids, key } of the token spans on screen, to redraw only what changed
-
-function tokenSpan(i, raw, specials) {
-  const { text, ids, starts, ends } = latest;
+/** One token's box, and how many line breaks follow it. */
+function tokenSpan(data, i, specials) {
+  const { text, ids, starts, ends, bytes, offsets } = data;
+  const raw = bytes.subarray(offsets[i], offsets[i + 1]);
   const span = document.createElement("span");
   span.className = `tok c${i % 7}`;
   span.tabIndex = i === 0 ? 0 : -1;
@@ -286,9 +460,10 @@ function tokenSpan(i, raw, specials) {
   const whole = runs.length === 1 && typeof runs[0] === "string" ? runs[0] : null;
   if (whole === null) span.classList.add("partial");
   else if (specials.has(whole)) span.classList.add("special");
+  let newlines = 0;
   for (const run of runs) {
     if (typeof run === "string") {
-      appendVisible(span, run);
+      newlines += appendVisible(span, run);
     } else {
       const bytesEl = document.createElement("span");
       bytesEl.className = "bytes";
@@ -298,48 +473,217 @@ function tokenSpan(i, raw, specials) {
   }
   const shown = whole === null ? `bytes ${hex(raw)}, part of “${text.slice(starts[i], ends[i])}”` : JSON.stringify(whole);
   span.setAttribute("aria-label", `token ${ids[i]}: ${shown}`);
-  return span;
+  return [span, newlines];
 }
 
-/** Draw the shown tokens. Spans before the first token that changed are kept: an edit redraws only
- * from there on (nothing at all when it lies beyond the tokens shown). */
-function renderTokens() {
-  const { ids, starts, lengths, bytes, count, tok } = latest;
+/** Remove a container's children from its `keep`-th element child on (text nodes after it included). */
+function truncateChildren(container, keep) {
+  if (keep >= container.children.length) return;
+  const range = document.createRange();
+  range.setStartBefore(container.children[keep]);
+  range.setEndAfter(container.lastChild);
+  range.deleteContents();
+}
+
+/** Draw a pane's shown tokens (and, for the first pane, their ids). Spans before the first token that
+ * changed are kept: an edit redraws only from there on (nothing when it lies beyond the tokens shown). */
+function renderTokens(pane) {
+  const data = pane.data;
+  if (!data) {
+    pane.el.replaceChildren();
+    pane.displayed = null;
+    return;
+  }
+  const { ids, starts, count, tok } = data;
   const n = starts.length;
-  const key = `${tok.key}|${state.special}`;
+  const key = `${tok.key}|${JSON.stringify(data.policy)}`;
   let keep = 0;
-  if (displayed?.key === key) {
-    const limit = Math.min(n, displayed.ids.length, els.tokens.children.length);
-    while (keep < limit && displayed.ids[keep] === ids[keep]) keep++;
+  if (pane.displayed?.key === key) {
+    const limit = Math.min(n, pane.displayed.ids.length, pane.el.children.length);
+    while (keep < limit && pane.displayed.ids[keep] === ids[keep]) keep++;
   }
-  if (keep < els.tokens.children.length) {
-    const range = document.createRange();
-    range.setStartBefore(els.tokens.children[keep]);
-    range.setEndAfter(els.tokens.lastChild);
-    range.deleteContents();
-  }
+  truncateChildren(pane.el, keep);
+  if (pane.idsEl) truncateChildren(pane.idsEl, keep);
   // A tokenizer.json always reads its special tokens as such (as HF does); an OpenAI encoding when allowed.
-  const matched = tok.info.family === "tokenizer.json" || state.special === "allow";
+  const matched = tok.info.family === "tokenizer.json" || data.policy.allowedSpecial === "all";
   const specials = matched ? new Set(tok.info.specialTokens) : new Set();
   const fragment = document.createDocumentFragment();
-  let offset = 0;
-  for (let i = 0; i < keep; i++) offset += lengths[i];
+  const idFragment = document.createDocumentFragment();
   for (let i = keep; i < n; i++) {
-    fragment.append(tokenSpan(i, bytes.subarray(offset, offset + lengths[i]), specials));
-    offset += lengths[i];
+    const [span, newlines] = tokenSpan(data, i, specials);
+    fragment.append(span);
+    if (newlines) fragment.append("\n".repeat(newlines));
+    if (pane.idsEl) {
+      const idEl = document.createElement("span");
+      idEl.className = `tid c${i % 7}`;
+      idEl.dataset.index = String(i);
+      idEl.textContent = String(ids[i]);
+      idFragment.append(idEl);
+    }
   }
-  els.tokens.append(fragment);
-  displayed = { ids: ids.slice(0, n), key };
-  els.tokensMore.hidden = n >= count;
-  els.tokensShown.textContent = `Showing the first ${number.format(n)} of ${number.format(count)} tokens.`;
+  pane.el.append(fragment);
+  pane.idsEl?.append(idFragment);
+  pane.displayed = { ids: ids.slice(0, n), key };
+  pane.differs.clear();
+  if (pane === panes.a) {
+    els.tokensMore.hidden = n >= count && (panes.b.data?.starts.length ?? 0) >= (panes.b.data?.count ?? 0);
+    els.tokensShown.textContent = `Showing the first ${number.format(n)} of ${number.format(count)} tokens.`;
+  }
   hideTooltip();
+  clearLinks();
 }
 
-function tooltipText(i) {
-  const { text, ids, starts, ends, lengths, bytes } = latest;
-  let offset = 0;
-  for (let k = 0; k < i; k++) offset += lengths[k];
-  const raw = bytes.subarray(offset, offset + lengths[i]);
+// ---------------------------------------------------------------- compare: which spans split differently
+/** Walk both tokenizations' shown tokens by their end offsets: an offset where both have a token end
+ * closes a span; a span that is not one same token on both sides is split differently. */
+function splitDifferences(a, b) {
+  const spans = [];
+  let total = 0;
+  let i = 0;
+  let j = 0;
+  let start = 0;
+  let i0 = 0;
+  let j0 = 0;
+  while (i < a.ends.length && j < b.ends.length) {
+    const ea = a.ends[i];
+    const eb = b.ends[j];
+    if (ea < eb) i++;
+    else if (eb < ea) j++;
+    else {
+      while (i < a.ends.length && a.ends[i] === ea) i++;
+      while (j < b.ends.length && b.ends[j] === ea) j++;
+      total += 1;
+      if (i - i0 !== 1 || j - j0 !== 1) spans.push({ start, end: ea, a: [i0, i], b: [j0, j] });
+      start = ea;
+      i0 = i;
+      j0 = j;
+    }
+  }
+  return { spans, total, complete: a.starts.length === a.count && b.starts.length === b.count };
+}
+
+function renderDiff() {
+  const a = panes.a.data;
+  const b = panes.b.data;
+  els.compareExamples.replaceChildren();
+  if (!a || !b) return;
+  const { spans, total, complete } = splitDifferences(a, b);
+  for (const span of spans) {
+    for (let k = span.a[0]; k < span.a[1]; k++) panes.a.differs.add(k);
+    for (let k = span.b[0]; k < span.b[1]; k++) panes.b.differs.add(k);
+  }
+  for (const pane of [panes.a, panes.b]) {
+    const children = pane.el.children;
+    for (let k = 0; k < children.length; k++) children[k].classList.toggle("differs", pane.differs.has(k));
+  }
+  const scope = complete ? "" : " among the tokens shown";
+  els.compareSpans.textContent = `${number.format(spans.length)} of ${number.format(total)} spans${scope} are split ` +
+    `differently (underlined in both token lists)${spans.length ? "; the largest differences:" : "."}`;
+  const largest = spans
+    .map((span) => ({ ...span, na: span.a[1] - span.a[0], nb: span.b[1] - span.b[0] }))
+    .sort((x, y) => Math.abs(y.na - y.nb) - Math.abs(x.na - x.nb) || y.end - y.start - (x.end - x.start))
+    .slice(0, 5);
+  for (const span of largest) {
+    const item = document.createElement("li");
+    item.dataset.start = String(span.start);
+    item.dataset.end = String(span.end);
+    const code = document.createElement("code");
+    const excerpt = a.text.slice(span.start, Math.min(span.end, span.start + 40));
+    appendVisible(code, excerpt + (span.end - span.start > 40 ? "…" : ""));
+    item.append(code, `: ${label(state.encoding)} ${span.na}, ${label(state.compare)} ${span.nb} tokens`);
+    els.compareExamples.append(item);
+  }
+}
+
+// ---------------------------------------------------------------- linked highlighting
+// Hovering or focusing a token marks its characters in the text box and its id (and, when comparing,
+// the other side's tokens over the same characters); selecting text in the box marks its tokens.
+const MIRROR_LIMIT = 50_000; // longer texts: no mark in the box (copying them into the backdrop costs layout)
+let linked = [];
+
+function clearLinks() {
+  for (const el of linked) el.classList.remove("linked");
+  linked = [];
+  unmarkText();
+}
+
+/** Mark, in both panes, every token over any of the characters [start, end); returns the first. */
+function linkRange(start, end) {
+  let first = null;
+  for (const pane of [panes.a, panes.b]) {
+    const data = pane.data;
+    if (!data) continue;
+    for (let k = 0; k < data.starts.length; k++) {
+      if (data.starts[k] >= end || data.ends[k] <= start) {
+        if (data.starts[k] >= end) break;
+        continue;
+      }
+      const els_ = [pane.el.children[k], pane.idsEl?.children[k]].filter(Boolean);
+      for (const el of els_) el.classList.add("linked");
+      linked.push(...els_);
+      first ??= pane.el.children[k];
+    }
+  }
+  return first;
+}
+
+/** Scroll a list so that `el` is in view, without scrolling the page. */
+function reveal(container, el) {
+  if (!el) return;
+  const box = container.getBoundingClientRect();
+  const at = el.getBoundingClientRect();
+  if (at.top < box.top || at.bottom > box.bottom) container.scrollTop += at.top - box.top - container.clientHeight / 3;
+}
+
+function linkToken(pane, index) {
+  clearLinks();
+  const data = pane.data;
+  if (!data || index >= data.starts.length) return;
+  linkRange(data.starts[index], data.ends[index]);
+  reveal(pane.idsEl ?? pane.el, pane.idsEl?.children[index]);
+  markText(data.starts[index], data.ends[index]);
+}
+
+/** Copy the box's text into the backdrop with [start, end) (offsets in the counted text) marked, and
+ * scroll the box to it. */
+function markText(start, end) {
+  const box = els.text;
+  const from = toBox(start);
+  const to = toBox(end);
+  if (from === null || to === null || box.value.length > MIRROR_LIMIT) return;
+  const style = getComputedStyle(box);
+  const scrollbar = box.offsetWidth - box.clientWidth - parseFloat(style.borderLeftWidth) - parseFloat(style.borderRightWidth);
+  els.backdrop.style.paddingRight = `calc(${style.paddingRight} + ${scrollbar}px)`;
+  const mark = document.createElement("mark");
+  mark.textContent = box.value.slice(from, to);
+  els.backdrop.replaceChildren(box.value.slice(0, from), mark, `${box.value.slice(to)}\n`);
+  const top = mark.offsetTop;
+  if (top < box.scrollTop || top + mark.offsetHeight > box.scrollTop + box.clientHeight) {
+    box.scrollTop = Math.max(0, top - box.clientHeight / 3);
+  }
+  els.backdrop.scrollTop = box.scrollTop;
+}
+
+function unmarkText() {
+  if (els.backdrop.firstChild) els.backdrop.replaceChildren();
+}
+
+function onSelectText() {
+  const box = els.text;
+  if (document.activeElement !== box) return;
+  const start = fromBox(box.selectionStart);
+  const end = fromBox(box.selectionEnd);
+  for (const el of linked) el.classList.remove("linked");
+  linked = [];
+  if (start === null || end === null || start === end) return;
+  unmarkText(); // the selection shows the characters
+  const first = linkRange(start, end);
+  reveal(panes.a.el, first);
+}
+
+function tooltipText(data, i) {
+  const { text, ids, starts, ends, bytes, offsets } = data;
+  const raw = bytes.subarray(offsets[i], offsets[i + 1]);
   const lines = [`id ${ids[i]}`, `bytes ${hex(raw)}`, `offsets [${starts[i]}, ${ends[i]}) (UTF-16)`];
   if (byteRuns(raw).some((run) => run instanceof Uint8Array)) {
     const chars = [...text.slice(starts[i], ends[i])].filter((ch) => ch.codePointAt(0) > 0x7f);
@@ -349,8 +693,14 @@ function tooltipText(i) {
   return lines.join("\n");
 }
 
+const paneOf = (el) => (panes.b.el.contains(el) ? panes.b : panes.a);
+
 function showTooltip(span) {
-  els.tooltip.textContent = tooltipText(Number(span.dataset.index));
+  const pane = paneOf(span);
+  const index = Number(span.dataset.index);
+  if (!pane.data) return;
+  linkToken(pane, index);
+  els.tooltip.textContent = tooltipText(pane.data, index);
   els.tooltip.hidden = false;
   const box = span.getBoundingClientRect();
   const tip = els.tooltip.getBoundingClientRect();
@@ -363,23 +713,51 @@ function hideTooltip() {
   els.tooltip.hidden = true;
 }
 
-els.tokens.addEventListener("mouseover", (e) => e.target.closest?.(".tok") && showTooltip(e.target.closest(".tok")));
-els.tokens.addEventListener("mouseleave", hideTooltip);
-els.tokens.addEventListener("focusin", (e) => e.target.classList?.contains("tok") && showTooltip(e.target));
-els.tokens.addEventListener("focusout", hideTooltip);
-els.tokens.addEventListener("keydown", (e) => {
-  const current = e.target.closest?.(".tok");
-  if (!current) return;
-  const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1, Home: -Infinity, End: Infinity }[e.key];
-  if (e.key === "Escape") return hideTooltip();
-  if (step === undefined) return;
-  e.preventDefault();
-  const spans = els.tokens.children;
-  const index = Math.min(spans.length - 1, Math.max(0, Number(current.dataset.index) + step));
-  current.tabIndex = -1;
-  spans[index].tabIndex = 0;
-  spans[index].focus();
+function leaveToken() {
+  hideTooltip();
+  clearLinks();
+}
+
+for (const pane of [panes.a, panes.b]) {
+  const list = pane.el;
+  list.addEventListener("mouseover", (e) => e.target.closest?.(".tok") && showTooltip(e.target.closest(".tok")));
+  list.addEventListener("mouseleave", leaveToken);
+  list.addEventListener("focusin", (e) => e.target.classList?.contains("tok") && showTooltip(e.target));
+  list.addEventListener("focusout", leaveToken);
+  list.addEventListener("keydown", (e) => {
+    const current = e.target.closest?.(".tok");
+    if (!current) return;
+    const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1, Home: -Infinity, End: Infinity }[e.key];
+    if (e.key === "Escape") return leaveToken();
+    if (step === undefined) return;
+    e.preventDefault();
+    const spans = list.children;
+    const index = Math.min(spans.length - 1, Math.max(0, Number(current.dataset.index) + step));
+    current.tabIndex = -1;
+    spans[index].tabIndex = 0;
+    spans[index].focus();
+  });
+}
+els.tokenIds.addEventListener("mouseover", (e) => {
+  const idEl = e.target.closest?.(".tid");
+  if (!idEl) return;
+  const index = Number(idEl.dataset.index);
+  linkToken(panes.a, index);
+  reveal(panes.a.el, panes.a.el.children[index]);
 });
+els.tokenIds.addEventListener("mouseleave", clearLinks);
+els.compareExamples.addEventListener("mouseover", (e) => {
+  const item = e.target.closest?.("li");
+  if (!item) return;
+  clearLinks();
+  const [start, end] = [Number(item.dataset.start), Number(item.dataset.end)];
+  reveal(panes.a.el, linkRange(start, end));
+  markText(start, end);
+});
+els.compareExamples.addEventListener("mouseleave", clearLinks);
+els.text.addEventListener("scroll", () => (els.backdrop.scrollTop = els.text.scrollTop));
+els.text.addEventListener("select", onSelectText);
+document.addEventListener("selectionchange", onSelectText);
 els.showMore.addEventListener("click", () => {
   state.shown += PAGE_TOKENS;
   update();
@@ -390,9 +768,10 @@ els.showMore.addEventListener("click", () => {
 let idsSequence = 0;
 async function renderIds() {
   const id = ++idsSequence;
-  if (!latest) return;
-  const { text, tok, count } = latest;
-  const ids = count <= latest.ids.length ? latest.ids : await tok.encode(text, policy()).catch(() => null);
+  const data = panes.a.data;
+  if (!data) return;
+  const { text, tok, count } = data;
+  const ids = count <= data.ids.length ? data.ids : await tok.encode(text, data.policy).catch(() => null);
   if (id === idsSequence && ids) els.idsOut.value = JSON.stringify(Array.from(ids));
 }
 
@@ -448,7 +827,8 @@ function showDecode(text, error) {
 els.idsIn.addEventListener("input", debounce(decodeIds, 100));
 
 // ---------------------------------------------------------------- tabs
-const tabs = ["tokens", "ids", "decode"];
+// The tabs are the page's: each tab button's id is "tab-" + its name, its panel "panel-" + its name.
+const tabs = Array.from(document.querySelectorAll('.tabs [role="tab"]'), (tab) => tab.id.slice("tab-".length));
 function selectView(view, focus = false) {
   state.view = tabs.includes(view) ? view : "tokens";
   for (const name of tabs) {
@@ -464,12 +844,22 @@ function selectView(view, focus = false) {
 }
 for (const name of tabs) {
   const tab = $(`tab-${name}`);
-  tab.addEventListener("click", () => selectView(name));
+  tab.addEventListener("click", () => {
+    touched = true;
+    selectView(name);
+  });
   tab.addEventListener("keydown", (e) => {
     const step = { ArrowRight: 1, ArrowLeft: -1 }[e.key];
-    if (step) selectView(tabs[(tabs.indexOf(name) + step + tabs.length) % tabs.length], true);
+    if (!step) return;
+    touched = true;
+    selectView(tabs[(tabs.indexOf(name) + step + tabs.length) % tabs.length], true);
   });
 }
+
+setupAnalyse({
+  panel: $("panel-analyse"), open: tokenizer, label, text: currentText,
+  names: () => [state.encoding, ...(state.compare && state.compare !== state.encoding ? [state.compare] : [])],
+});
 
 // ---------------------------------------------------------------- state in the URL
 function base64url(bytes) {
@@ -500,30 +890,39 @@ async function decodeText(key, value) {
 }
 
 let saveTimer = 0;
+/** Write the state into the link after a pause; nothing is written before the user changes something
+ * (a link someone opened stays as it was). */
 function saveState() {
   clearTimeout(saveTimer);
-  saveTimer = setTimeout(async () => {
-    const params = new URLSearchParams();
-    // An opened file is not kept in the link (its content never leaves the page): the link then
-    // holds the other settings only.
-    if (!opened.has(state.encoding)) params.set("e", state.encoding);
-    if (state.compare && !opened.has(state.compare)) params.set("c", state.compare);
-    if (state.special !== "error") params.set("s", state.special);
-    if (state.view !== "tokens") params.set("v", state.view);
-    // Compressed text takes about 0.45 characters of link per character; skip the work when it
-    // cannot fit (compressing a megabyte costs the page a noticeable pause).
-    const fits = largeText === null && els.text.value.length <= URL_TEXT_LIMIT * 2;
-    const [key, value] = fits ? await encodeText(els.text.value) : ["t", null];
-    if (largeText !== null) {
-      // the large-text note stays; it says the link keeps only the settings
-    } else if (value !== null && value.length <= URL_TEXT_LIMIT) {
-      params.set(key, value);
-      note("link", null);
-    } else {
-      note("link", "This text is too long to keep in the link; the link keeps only the settings.");
-    }
-    history.replaceState(null, "", `#${params}`);
-  }, 250);
+  if (touched) saveTimer = setTimeout(writeState, 250);
+}
+
+async function writeState() {
+  clearTimeout(saveTimer);
+  const params = new URLSearchParams();
+  // An opened file is not kept in the link (its content never leaves the page): the link then
+  // holds the other settings only.
+  if (!opened.has(state.encoding)) params.set("e", state.encoding);
+  if (state.model) params.set("m", state.model);
+  if (state.compare && !opened.has(state.compare)) params.set("c", state.compare);
+  if (state.special !== "error") params.set("s", state.special);
+  if (state.view !== "tokens") params.set("v", state.view);
+  // Compressed text takes about 0.45 characters of link per character; skip the work when it
+  // cannot fit (compressing a megabyte costs the page a noticeable pause). A text with CR line
+  // ends is kept as it is counted, not as the box shows it.
+  const large = held?.kind === "large";
+  const text = currentText();
+  const fits = !large && text.length <= URL_TEXT_LIMIT * 2;
+  const [key, value] = fits ? await encodeText(text) : ["t", null];
+  if (large) {
+    // the large-text note stays; it says the link keeps only the settings
+  } else if (value !== null && value.length <= URL_TEXT_LIMIT) {
+    params.set(key, value);
+    note("link", null);
+  } else {
+    note("link", "This text is too long to keep in the link; the link keeps only the settings.");
+  }
+  history.replaceState(null, "", `#${params}`);
 }
 
 /** Read the state in the URL's hash; a damaged part is reported and left at its default. */
@@ -540,6 +939,8 @@ async function loadState(names) {
     if (names.includes(compare)) state.compare = compare;
     else problems.push(`unknown tokenizer “${compare}” to compare with`);
   }
+  const model = params.get("m");
+  if (model !== null) state.model = model; // checked when the runtime has started (resolveModel)
   const special = params.get("s");
   if (special !== null) {
     if (["error", "allow", "text"].includes(special)) state.special = special;
@@ -549,7 +950,7 @@ async function loadState(names) {
   for (const key of ["t", "z"]) {
     if (!params.has(key)) continue;
     try {
-      setText(await decodeText(key, params.get(key)));
+      setText(await decodeText(key, params.get(key)), { from: "link" });
     } catch {
       problems.push("the saved text is damaged");
     }
@@ -610,20 +1011,15 @@ async function openFile(file) {
   els.fileNote.textContent = `Reading ${file.name}…`;
   try {
     const tok = await createTokenizer({ tokenizerJson: file, name: file.name, assetsUrl: ASSETS, onProgress: showProgress });
-    const value = `file:${++openedCount}`;
-    opened.set(value, file.name);
-    tokenizers.set(value, Promise.resolve(tok));
-    for (const select of [els.encoding, els.compare]) {
-      const group = select.querySelector("optgroup[data-opened]");
-      group.append(new Option(file.name, value));
-      group.hidden = false;
-    }
+    const value = addOpened(tok, file.name);
     state.encoding = value;
     els.encoding.value = value;
     els.fileNote.textContent = `${file.name}: ${number.format(tok.info.vocabSize)} tokens, read in this page ` +
       "(nothing was sent anywhere; the link keeps the other settings, not the file).";
     showSpecialNote();
     state.shown = PAGE_TOKENS;
+    state.model = "";
+    touched = true;
     saveState();
     update();
   } catch (err) {
@@ -631,8 +1027,40 @@ async function openFile(file) {
     const unusable = err.name === "VocabFormatError" || err.name === "UnsupportedTokenizerError";
     els.fileNote.textContent = unusable ? `${file.name} cannot be used: ${err.message}` : `${file.name}: ${explain(err)}`;
   } finally {
-    els.loading.classList.add("done");
+    loadingDone();
   }
+}
+
+/** Add a tokenizer that lives only in this page (an opened file, a trained one) to both pickers. */
+function addOpened(tok, name) {
+  const value = `file:${++openedCount}`;
+  opened.set(value, name);
+  tokenizers.set(value, Promise.resolve(tok));
+  for (const select of [els.encoding, els.compare]) {
+    const group = select.querySelector("optgroup[data-opened]");
+    group.append(new Option(name, value));
+    group.hidden = false;
+  }
+  return value;
+}
+
+// ---------------------------------------------------------------- the Train tab's tokenizers
+const trainedValues = new Map(); // trained tokenizer -> its picker value
+
+/** Pick a tokenizer trained in the Train tab in the main view (and `compare` beside it), then show the tokens. */
+function useTrained(tok, { compare }) {
+  if (!trainedValues.has(tok)) trainedValues.set(tok, addOpened(tok, `${tok.info.name}, ${number.format(tok.info.vocabSize)} tokens`));
+  state.encoding = trainedValues.get(tok);
+  if (compare !== undefined) state.compare = compare;
+  state.model = "";
+  els.model.value = "";
+  els.modelNote.textContent = "";
+  state.shown = PAGE_TOKENS;
+  applyStateToControls();
+  els.compareStats.hidden = els.compareSummary.hidden = !state.compare;
+  touched = true;
+  selectView("tokens");
+  update();
 }
 
 els.openFile.addEventListener("click", () => els.file.click());
@@ -657,33 +1085,92 @@ document.addEventListener("dragover", (e) => {
 });
 document.addEventListener("drop", (e) => {
   if (!carriesFiles(e)) return;
+  const taken = e.defaultPrevented; // by a drop zone of its own (the Train tab's text files)
   e.preventDefault();
   dragDepth = 0;
   els.drop.hidden = true;
-  openFile(e.dataTransfer.files[0]);
+  if (!taken) openFile(e.dataTransfer.files[0]);
 });
 
-async function onModel() {
-  const model = els.model.value.trim();
-  if (!model) return;
+// ---------------------------------------------------------------- opening a text file
+/** Count a text file exactly as its bytes are: decoded as UTF-8 (a BOM kept), CRLF kept (the box
+ * would turn it into LF; see `held`). */
+async function openTextFile(file) {
+  if (!file) return;
+  let text;
   try {
-    const tok = await createTokenizer({ model, assetsUrl: ASSETS, onProgress: showProgress });
-    const name = tok.encoding;
-    tok.dispose();
+    text = strict.decode(await file.arrayBuffer());
+  } catch {
+    note("file", `${file.name} is not UTF-8 text, so it cannot be counted as text; save it as UTF-8 and open it again.`);
+    return;
+  }
+  touched = true;
+  note("file", null);
+  setText(text, { from: "file", name: file.name });
+  state.shown = PAGE_TOKENS;
+  saveState();
+  update();
+}
+
+els.openText.addEventListener("click", () => els.textFile.click());
+els.textFile.addEventListener("change", () => {
+  openTextFile(els.textFile.files[0]);
+  els.textFile.value = "";
+});
+
+// ---------------------------------------------------------------- model names
+/** The encoding a model name uses (the runtime maps it, as tiktoken does). The tokenizer made to ask
+ * is kept for that encoding: disposing it could stop the runtime while nothing else holds it. */
+async function resolveModel(model) {
+  const tok = await createTokenizer({ model, assetsUrl: ASSETS, onProgress: (p) => showProgress(p, state.encoding) });
+  const name = tok.encoding;
+  if (tokenizers.has(name)) tok.dispose();
+  else tokenizers.set(name, Promise.resolve(tok));
+  runtimeReady = true;
+  return name;
+}
+
+/** Pick the model's encoding; false (and the reason shown) if the model is unknown. */
+async function applyModel(model) {
+  try {
+    const name = await resolveModel(model);
+    state.model = model;
     state.encoding = name;
     els.encoding.value = name;
     showSpecialNote();
     els.model.setCustomValidity("");
     els.modelNote.textContent = `${model} uses ${name}.`;
-    saveState();
-    update();
+    return true;
   } catch (err) {
+    state.model = "";
     els.model.setCustomValidity(err.message);
     els.modelNote.textContent = err.name === "UnknownModelError"
       ? `Unknown model “${model}”: pick an encoding instead.`
       : `${err.name}: ${err.message}`;
+    return false;
   }
 }
+
+async function onModel() {
+  const model = els.model.value.trim();
+  if (!model) return;
+  touched = true;
+  if (await applyModel(model)) {
+    saveState();
+    update();
+  }
+}
+
+els.copyLink.addEventListener("click", async () => {
+  touched = true;
+  await writeState();
+  try {
+    await navigator.clipboard.writeText(location.href);
+    els.linkNote.textContent = "Link copied.";
+  } catch {
+    els.linkNote.textContent = "Copy the address from the address bar.";
+  }
+});
 
 async function main() {
   if ("serviceWorker" in navigator) {
@@ -703,23 +1190,37 @@ async function main() {
   applyStateToControls();
   selectView(state.view);
   els.encoding.disabled = els.compare.disabled = false;
+  if (state.model) {
+    els.model.value = state.model;
+    if (!(await applyModel(state.model))) note("state", `The link's model “${els.model.value}” is unknown; ${state.encoding} is used.`);
+  }
 
   const onEdit = () => {
+    touched = true;
     state.shown = PAGE_TOKENS;
     saveState();
     update();
   };
-  els.text.addEventListener("input", onEdit);
+  els.text.addEventListener("input", () => {
+    unmarkText();
+    if (held?.kind === "cr") {
+      // The box (LF line ends) is now the text counted.
+      held = null;
+      note("edited", "Edited: the counts are now for the text in the box, with LF line ends.");
+    }
+    onEdit();
+  });
   els.text.addEventListener("paste", (e) => {
     const pasted = e.clipboardData?.getData("text/plain") ?? "";
     const box = els.text;
     if (box.value.length - (box.selectionEnd - box.selectionStart) + pasted.length <= LARGE_TEXT_CHARS) return;
     e.preventDefault();
-    setText(box.value.slice(0, box.selectionStart) + pasted + box.value.slice(box.selectionEnd));
+    setText(box.value.slice(0, box.selectionStart) + pasted + box.value.slice(box.selectionEnd), { from: "paste" });
     onEdit();
   });
   els.encoding.addEventListener("change", () => {
     state.encoding = els.encoding.value;
+    state.model = "";
     showSpecialNote();
     els.model.value = "";
     els.modelNote.textContent = "";
@@ -729,12 +1230,19 @@ async function main() {
   });
   els.compare.addEventListener("change", () => {
     state.compare = els.compare.value;
-    els.compareStats.hidden = !state.compare;
+    els.compareStats.hidden = els.compareSummary.hidden = !state.compare;
     onEdit();
   });
   for (const radio of document.querySelectorAll('input[name="special"]')) {
     radio.addEventListener("change", () => {
       state.special = radio.value;
+      onEdit();
+    });
+  }
+  for (const [id, value] of [["special-allow", "allow"], ["special-text", "text"]]) {
+    $(id).addEventListener("click", () => {
+      state.special = value;
+      applyStateToControls();
       onEdit();
     });
   }
@@ -750,6 +1258,8 @@ async function main() {
     onEdit();
     els.text.focus();
   });
+  setupTrainTab({ assetsUrl: ASSETS, mainText: currentText, useInMainView: useTrained });
+  setupChat({ panel: $("panel-chat"), assetsUrl: ASSETS });
   if (!els.text.value && !location.hash) setText(SAMPLES.english);
   await update();
 }

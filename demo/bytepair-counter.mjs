@@ -7,7 +7,11 @@
 //
 // Attributes: encoding | model, editable, for, placeholder, assets (where bytepair's bundle is served;
 // default: ./bytepair/ next to this module). Counting runs in bytepair's Web Worker, shared by all
-// counters on the page; the count is the Python core's.
+// counters on the page; the count is the Python core's. A for= target is followed through its input
+// events, changes to its text (a MutationObserver) and assignments to its `value` property; the
+// counter lets go of all of that when it leaves the page. It may be loaded from another origin than
+// the page's (the worker then starts from a blob: URL) if that origin sends
+// Access-Control-Allow-Origin: a failure shows a short note ("cannot load"), never a Python message.
 import { createTokenizer } from "./bytepair/bytepair.mjs";
 
 const DEFAULT_ASSETS = new URL("./bytepair/", import.meta.url).href;
@@ -20,6 +24,18 @@ const STYLE = `
            border: 1px solid color-mix(in srgb, currentColor 30%, transparent); font-size: 0.9em; }
   .error { color: #b00020; }
 `;
+
+/** What a reader sees when counting fails (the full error goes to the `count-error` event). */
+const SHORT_ERRORS = {
+  UnknownModelError: "unknown model",
+  UnknownEncodingError: "unknown encoding",
+  InvalidInputError: "invalid settings",
+  DisallowedSpecialTokenError: "special token in text",
+  AssetError: "cannot load",
+  IntegrityError: "cannot load",
+  WorkerError: "cannot start",
+  DisposedError: "stopped",
+};
 
 class BytepairCounter extends HTMLElement {
   static observedAttributes = ["encoding", "model"];
@@ -45,16 +61,49 @@ class BytepairCounter extends HTMLElement {
       this.input.value = this.textContent.trim();
       this.input.addEventListener("input", () => this.refresh());
     }
-    const target = this.getAttribute("for");
-    if (target) {
-      this.source = document.getElementById(target);
-      this.source?.addEventListener("input", () => this.refresh());
-    }
+    this.follow(this.getAttribute("for"));
     this.refresh();
+  }
+
+  disconnectedCallback() {
+    this.unfollow?.();
+    this.unfollow = null;
+    this.sequence += 1; // an answer still on its way is dropped
+    const tok = this.tok;
+    this.tok = null;
+    tok?.then((t) => t.dispose(), () => {});
+  }
+
+  /** Count another element's text as it changes: input events, DOM changes, and `value` set by code. */
+  follow(id) {
+    const source = id ? document.getElementById(id) : null;
+    this.source = source;
+    if (!source) return;
+    const refresh = () => this.refresh();
+    source.addEventListener("input", refresh);
+    const observer = new MutationObserver(refresh);
+    observer.observe(source, { childList: true, characterData: true, subtree: true });
+    // A value assigned by code fires no event: watch the property on this element only.
+    const proto = Object.getPrototypeOf(source);
+    const own = Object.getOwnPropertyDescriptor(source, "value");
+    const inherited = Object.getOwnPropertyDescriptor(proto, "value");
+    if (!own && inherited?.set) {
+      Object.defineProperty(source, "value", {
+        configurable: true,
+        get() { return inherited.get.call(this); },
+        set(v) { inherited.set.call(this, v); refresh(); },
+      });
+    }
+    this.unfollow = () => {
+      source.removeEventListener("input", refresh);
+      observer.disconnect();
+      if (!own && inherited?.set) delete source.value; // the prototype's accessor again
+    };
   }
 
   attributeChangedCallback() {
     if (this.isConnected) {
+      this.tok?.then((t) => t.dispose(), () => {});
       this.tok = null;
       this.refresh();
     }
@@ -82,6 +131,7 @@ class BytepairCounter extends HTMLElement {
       if (id !== this.sequence) return;
       this.countEl.textContent = count.toLocaleString("en");
       this.countEl.classList.remove("error");
+      delete this.dataset.error;
       this.labelEl.textContent = `token${count === 1 ? "" : "s"} (${tok.encoding})`;
       this.dataset.count = String(count);
       this.dispatchEvent(new CustomEvent("count", { detail: { count, encoding: tok.encoding } }));
@@ -89,7 +139,10 @@ class BytepairCounter extends HTMLElement {
       if (id !== this.sequence) return;
       this.countEl.textContent = err.name === "UnknownModelError" || err.name === "UnknownEncodingError" ? "?" : "!";
       this.countEl.classList.add("error");
-      this.labelEl.textContent = err.message.split("\n")[0];
+      this.labelEl.textContent = SHORT_ERRORS[err.name] ?? "cannot count";
+      this.dataset.error = err.name;
+      this.dispatchEvent(new CustomEvent("count-error", { detail: { error: err } }));
+      this.setAttribute("title", this.labelEl.textContent);
     }
   }
 }

@@ -128,3 +128,30 @@ def open_page(browser, base: str, guard: Guard, *, context=None):
     page = ctx.new_page()
     page.goto(base + TEST_PAGE)
     return ctx, page
+
+
+def runtime_snapshot_files(page) -> list[str]:
+    """The names of bytepair's runtime snapshots in the page's origin private file system."""
+    return page.evaluate(
+        """async () => {
+          const names = [];
+          for await (const name of (await navigator.storage.getDirectory()).keys()) {
+            if (name.startsWith('bytepair-runtime-')) names.push(name);
+          }
+          return names.sort();
+        }"""
+    )
+
+
+def wait_for_runtime_snapshot(page, timeout_s: float = 60.0, *, besides: frozenset[str] = frozenset()) -> list[str]:
+    """Wait until the worker has stored a snapshot of its started runtime (it does so in the
+    background after the first encoding is built: its .json is written last), one not in ``besides``."""
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        names = runtime_snapshot_files(page)
+        if any(name.endswith(".json") and name not in besides for name in names):
+            return names
+        page.wait_for_timeout(100)
+    raise AssertionError(f"no runtime snapshot was stored within {timeout_s} s: {runtime_snapshot_files(page)}")

@@ -1,12 +1,14 @@
 """The JavaScript API under Node: `node --test web/test/` against ids from the native core (the
 OpenAI encodings, and open-model tokenizer.json files through bytepair.Tokenizer), and
-`node web/cli.mjs count FILE`."""
+`node web/cli.mjs count FILE` (the Python CLI run in Pyodide: -t takes a tokenizer.json path)."""
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,7 @@ from .browser import DIST, ROOT, require_bundle
 from .conftest import corpus_texts
 from .hf_reference import hf_folder
 from .test_parity_tiktoken import ADVERSARIAL
+from .test_web_chat import chat_fixture
 
 pytestmark = pytest.mark.browser
 NODE = shutil.which("node")
@@ -94,6 +97,7 @@ def test_node_test_suite(node: str, tmp_path: Path) -> None:
         },
         "lone_surrogate": o200k.encode("a\ud800b"),
         "tokenizers": tokenizers_fixture(),
+        "chat": chat_fixture(),
     }
     path = tmp_path / "fixture.json"
     path.write_text(json.dumps(fixture), encoding="utf-8")
@@ -113,8 +117,8 @@ def test_node_cli_count(node: str, tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout == f"{bytepair.get_encoding('o200k_base').count(text)}\n"
     result = subprocess.run(
-        [node, "web/cli.mjs", "count", str(path), "--encoding", "cl100k_base", "--assets", str(DIST)],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        [node, "web/cli.mjs", "count", str(path), "--encoding", "cl100k_base"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, env={**os.environ, "BYTEPAIR_ASSETS": str(DIST)},
     )
     assert result.stdout == f"{bytepair.get_encoding('cl100k_base').count(text)}\n"
 
@@ -137,12 +141,13 @@ def test_node_cli_tokenizer_json(node: str, tmp_path: Path) -> None:
     text = "Hello <|begin_of_text|> 🫠 " + corpus_texts()["ja"][:500]
     path.write_text(text, encoding="utf-8")
     llama3 = bytepair.Tokenizer.from_file(hf_folder("llama3") / "tokenizer.json")
-    result = subprocess.run([node, "web/cli.mjs", "count", str(path), "--tokenizer", "llama3"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    # As in the Python CLI, -t/--tokenizer takes a tokenizer.json or the folder holding one.
+    result = subprocess.run([node, "web/cli.mjs", "count", str(path), "-t", str(hf_folder("llama3"))], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert (result.returncode, result.stdout) == (0, f"{llama3.count(text)}\n"), result.stderr[-2000:]
     gpt2 = hf_folder("gpt2") / "tokenizer.json"
-    result = subprocess.run([node, "web/cli.mjs", "encode", str(path), "--tokenizer-json", str(gpt2)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    result = subprocess.run([node, "web/cli.mjs", "encode", str(path), "--tokenizer", str(gpt2)], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert json.loads(result.stdout) == bytepair.Tokenizer.from_file(gpt2).encode(text, add_special_tokens=False).ids
-    result = subprocess.run([node, "web/cli.mjs", "count", str(path), "-t", "llama9"], cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert result.returncode == 2 and "prepared tokenizers: llama3" in result.stderr
-    result = subprocess.run([node, "web/cli.mjs", "count", str(path), "--tokenizer-json", str(path)], cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert result.returncode == 1 and "not valid JSON" in result.stderr
+    result = subprocess.run([node, "web/cli.mjs", "count", str(path), "-t", str(path)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    native = subprocess.run([sys.executable, "-m", "bytepair", "count", str(path), "-t", str(path)], cwd=ROOT, capture_output=True,
+                            text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT / "core")})
+    assert (result.returncode, result.stderr) == (native.returncode, native.stderr) and result.returncode == 1

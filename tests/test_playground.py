@@ -6,7 +6,9 @@ Screenshots land in test-results/ (looked at by a person, see the issue notes)."
 from __future__ import annotations
 
 import json
+import random
 import re
+import string
 import time
 
 import pytest
@@ -23,9 +25,9 @@ CL100K = bytepair.get_encoding("cl100k_base")
 COUNT = '[data-testid="token-count"]'
 
 
-def shot(page, name: str) -> None:
+def shot(page, name: str, *, full_page: bool = True) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"playground-{name}.png"), full_page=True)
+    page.screenshot(path=str(ARTIFACTS / f"playground-{name}.png"), full_page=full_page)
 
 
 def wait_count(page, expected: int, timeout: float = 60_000) -> None:
@@ -151,22 +153,34 @@ def test_invalid_ids_show_inline_errors(app, ids: str, fragment: str) -> None:
 
 
 def test_special_token_choices(app) -> None:
+    """A special token in the text (while asking) keeps the counts in view, counted as text, with the
+    count it would have as a special token and one-click buttons for both choices."""
     text = "Hello <|endoftext|> world"
+    as_text, as_special = O200K.count(text, disallowed_special=()), O200K.count(text, allowed_special="all")
+    assert as_text != as_special
     set_text(app, text)
-    error = app.locator("#error")
-    error.wait_for(state="visible")
-    assert "<|endoftext|>" in error.inner_text() and "special" in error.inner_text()
-    assert app.locator("#tokens .tok").count() == 0  # nothing left over from the previous text
-    assert app.inner_text("#char-count") == "–"
-    shot(app, "special-error")
-    app.get_by_label("encode as special tokens", exact=True).check()
-    wait_count(app, O200K.count(text, allowed_special="all"))
-    assert error.is_hidden()
+    found = app.locator("#special-found")
+    found.wait_for(state="visible")
+    wait_count(app, as_text)
+    message = found.inner_text()
+    assert "<|endoftext|>" in message and f"{as_text} tokens" in message and f"would be {as_special}" in message
+    assert app.locator("#error").is_hidden()
+    assert app.inner_text("#char-count") == str(len(text))
+    assert app.locator("#tokens .tok").count() == as_text and app.locator("#tokens .tok.special").count() == 0
+    assert app.locator("#token-count").bounding_box()["y"] < 1000  # still in the first viewport
+    shot(app, "special-found")
+    app.get_by_role("button", name="Encode as special tokens").click()
+    wait_count(app, as_special)
+    assert app.get_by_label("encode as special tokens", exact=True).is_checked()
+    assert found.is_hidden()
     assert app.locator("#tokens .tok.special").count() == 1
-    app.get_by_label("treat as plain text", exact=True).check()
-    wait_count(app, O200K.count(text, disallowed_special=()))
-    app.get_by_label("report an error", exact=True).check()
-    error.wait_for(state="visible")
+    app.get_by_label("ask (count as text meanwhile)", exact=True).check()
+    found.wait_for(state="visible")
+    app.get_by_role("button", name="Treat as plain text").click()
+    found.wait_for(state="hidden")
+    wait_count(app, as_text)
+    assert app.get_by_label("treat as plain text", exact=True).is_checked()
+    app.get_by_label("ask (count as text meanwhile)", exact=True).check()
 
 
 def test_model_picker(app) -> None:
@@ -228,21 +242,23 @@ def test_url_state_restores(app, browser) -> None:
     # Back on the main page: defaults again.
     app.get_by_label("Compare with", exact=True).select_option("")
     app.get_by_label("Tokenizer", exact=True).select_option("o200k_base")
-    app.get_by_label("report an error", exact=True).check()
+    app.get_by_label("ask (count as text meanwhile)", exact=True).check()
 
 
 def test_damaged_url_state(browser, site_server) -> None:
     guard = Guard()
     context = guarded_context(browser, guard)
     page = context.new_page()
-    page.goto(site_server + "#e=o999k&t=%%%not-base64&s=sideways")
+    url = site_server + "#e=o999k&t=%%%not-base64&s=sideways"
+    page.goto(url)
     note = page.locator("#state-note")
     note.wait_for(state="visible")
     assert "could not be fully read" in note.inner_text()
     page.wait_for_function(f"document.querySelector('{COUNT}').textContent !== '–'", timeout=60_000)
     assert page.get_by_label("Tokenizer", exact=True).input_value() == "o200k_base"
-    page.wait_for_timeout(500)  # the link is rewritten meanwhile: the note must stay
+    page.wait_for_timeout(500)  # a link is written only after an edit: the note stays, the link too
     assert note.is_visible() and "could not be fully read" in note.inner_text()
+    assert page.url == url
     shot(page, "damaged-url")
     context.close()
     assert not guard.violations
@@ -512,3 +528,391 @@ def test_drop_a_tokenizer_json_on_the_page(wide) -> None:
     expected = bytepair.Tokenizer.from_str(source).encode("abab<s>ba", add_special_tokens=False).ids
     wait_count(page, len(expected))
     assert page.locator("#drop").is_hidden()
+
+
+# ---------------------------------------------------------------- results in view (issue 11, item 4)
+def contrast(fg: str, bg: str) -> float:
+    """WCAG contrast ratio of two computed colours ("rgb(r, g, b)")."""
+
+    def luminance(color: str) -> float:
+        channels = [int(c) / 255 for c in re.findall(r"\d+", color)[:3]]
+        linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    high, low = sorted([luminance(fg), luminance(bg)], reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_contrast_formula() -> None:
+    assert contrast("rgb(0, 0, 0)", "rgb(255, 255, 255)") == pytest.approx(21)
+    assert contrast("rgb(118, 118, 118)", "rgb(255, 255, 255)") == pytest.approx(4.54, abs=0.01)
+
+
+# Every token colour (and the colour of a token that holds part of a character) with a whitespace
+# marker in it, as computed by the page's styles.
+MARKER_COLOURS = """() => {
+  const host = document.getElementById('tokens');
+  const pairs = [];
+  for (const cls of ['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c0 partial']) {
+    const tok = document.createElement('span');
+    tok.className = `tok ${cls}`;
+    const ws = document.createElement('span');
+    ws.className = 'ws';
+    ws.textContent = '·';
+    tok.append(ws);
+    host.append(tok);
+    pairs.push([cls, getComputedStyle(ws).color, getComputedStyle(tok).backgroundColor]);
+    tok.remove();
+  }
+  for (const ws of document.querySelectorAll('#tokens .tok .ws')) {
+    pairs.push(['shown', getComputedStyle(ws).color, getComputedStyle(ws.closest('.tok')).backgroundColor]);
+  }
+  return pairs;
+}"""
+
+
+def check_marker_contrast(page) -> None:
+    pairs = page.evaluate(MARKER_COLOURS)
+    assert len(pairs) > 8  # the page shows markers too
+    for cls, fg, bg in pairs:
+        assert contrast(fg, bg) >= 4.5, (cls, fg, bg, contrast(fg, bg))
+
+
+def box(page, selector: str) -> dict:
+    found = page.locator(selector).first.bounding_box()
+    assert found is not None, selector
+    return found
+
+
+def test_wide_screen_keeps_results_in_view(browser, site_server) -> None:
+    """1366x768: count and first tokens in the first viewport; the link is not rewritten before an
+    edit; the loading note names the steps after the bytes; the live region follows the count; text,
+    tokens and ids are linked both ways; marker contrast (light)."""
+    guard = Guard()
+    context = guarded_context(browser, guard, viewport={"width": 1366, "height": 768})
+    context.add_init_script(
+        """window.__phases = [];
+        document.addEventListener('DOMContentLoaded', () => {
+          const el = document.getElementById('load-detail');
+          new MutationObserver(() => window.__phases.push(el.textContent)).observe(el, { childList: true, characterData: true, subtree: true });
+        });"""
+    )
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(site_server)
+    page.wait_for_function(f"document.querySelector('{COUNT}').textContent !== '–'", timeout=60_000)
+    text = page.get_by_label("Text", exact=True).input_value()
+    wait_count(page, O200K.count(text))
+    for selector in (COUNT, "#tokens .tok", "#token-ids .tid", "#text"):
+        assert box(page, selector)["y"] + box(page, selector)["height"] < 768, selector
+    assert page.evaluate("() => window.scrollY") == 0
+    phases = page.evaluate("() => window.__phases")
+    for step in ("compiling WebAssembly", "starting Python", "loading the o200k_base ranks"):  # the runtime's phases, named one by one
+        assert any(f"fetched; {step}…" in p for p in phases), (step, phases)
+    assert page.locator("#loading").is_hidden()
+    # No link is written before the user types.
+    page.wait_for_timeout(400)
+    assert page.url == site_server
+    shot(page, "wide-1366")
+
+    # The live region follows the count (after a pause in typing).
+    live = page.locator('[data-testid="count-live"]')
+    assert live.get_attribute("aria-live") == "polite"
+    box_ = page.get_by_label("Text", exact=True)
+    box_.fill("")
+    box_.type("Linked: text, tokens and ids.\nSecond line", delay=5)
+    typed = "Linked: text, tokens and ids.\nSecond line"
+    wait_count(page, O200K.count(typed))
+    page.wait_for_function("want => document.querySelector('[data-testid=count-live]').textContent === want", arg=f"{O200K.count(typed)} tokens")
+    page.wait_for_function("() => location.hash.includes('t=')")  # written once the user typed
+
+    # Hover a token: its characters are marked in the box, its id in the id list.
+    ids, spans = O200K.encode_with_offsets(typed)
+    k = 3
+    page.locator("#tokens .tok").nth(k).hover()
+    assert page.text_content("#text-backdrop mark") == typed[spans[k][0]:spans[k][1]]
+    assert page.locator("#token-ids .tid.linked").all_inner_texts() == [str(ids[k])]
+    # ... in a backdrop laid out as the box is (same text width, font and scroll position).
+    layout = """(el) => { const s = getComputedStyle(el); return [el.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight),
+      s.fontFamily, s.fontSize, s.lineHeight, s.paddingTop, s.whiteSpace, el.scrollTop]; }"""
+    assert page.locator("#text-backdrop").evaluate(layout) == box_.evaluate(layout)
+    page.mouse.move(0, 0)
+    assert page.locator("#text-backdrop mark").count() == 0
+    # Hover an id: its token and characters.
+    page.locator("#token-ids .tid").nth(k + 1).hover()
+    assert page.locator("#tokens .tok.linked").count() == 1
+    assert page.text_content("#text-backdrop mark") == typed[spans[k + 1][0]:spans[k + 1][1]]
+    # Select text in the box: its tokens.
+    start, end = typed.index("tokens"), typed.index("Second") + 3
+    box_.evaluate("(el, [s, e]) => { el.focus(); el.setSelectionRange(s, e); el.dispatchEvent(new Event('select')); }", [start, end])
+    expected = [i for i, (s, e) in enumerate(spans) if s < end and e > start]
+    got = page.evaluate("() => [...document.querySelectorAll('#tokens .tok.linked')].map((el) => Number(el.dataset.index))")
+    assert got == expected
+    shot(page, "linked-1366")
+    check_marker_contrast(page)
+    context.close()
+    assert not guard.violations, guard.violations
+    assert not errors, errors
+
+
+def test_phone_count_bar_stays_and_tokens_never_wrap(browser, site_server) -> None:
+    guard = Guard()
+    context = guarded_context(browser, guard, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    page.goto(site_server)
+    page.wait_for_function(f"document.querySelector('{COUNT}').textContent !== '–'", timeout=60_000)
+    text = corpus_texts()["mixed"][:3000] + SAMPLE_CODE + "\n  antidisestablishmentarianism\t日本語のテキスト 🫠👩‍👩‍👧 " + "=" * 40 + "\n\n"
+    paste(page, text)
+    wait_count(page, O200K.count(text, disallowed_special=()))
+    # The box focused and scrolled into view, then the page scrolled on: the count bar stays on screen.
+    page.get_by_label("Text", exact=True).focus()
+    for y in (None, 600, 100_000):
+        if y is not None:
+            page.evaluate("(y) => window.scrollTo(0, y)", y)
+        page.wait_for_timeout(50)
+        count = box(page, COUNT)
+        assert 0 <= count["y"] and count["y"] + count["height"] <= 844, (y, count)
+        assert page.evaluate("() => getComputedStyle(document.querySelector('.stats')).position") == "sticky"
+        shot(page, f"phone-390-scrolled-{y}", full_page=False)
+    assert page.evaluate("() => window.scrollY") > 600
+    # No token box is split over two lines.
+    split = page.evaluate("() => [...document.querySelectorAll('#tokens .tok')].filter((el) => el.getClientRects().length !== 1).length")
+    assert split == 0
+    multiline = page.evaluate(
+        "() => [...document.querySelectorAll('#tokens .tok')].filter((el) => el.getBoundingClientRect().height > 2 * parseFloat(getComputedStyle(el).fontSize)).length"
+    )
+    assert multiline == 0
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+    context.close()
+    assert not guard.violations, guard.violations
+
+
+def test_dark_mode_marker_contrast(browser, site_server) -> None:
+    guard = Guard()
+    context = guarded_context(browser, guard, color_scheme="dark", viewport={"width": 1366, "height": 768})
+    page = context.new_page()
+    page.goto(site_server)
+    page.get_by_role("button", name="Code").click()
+    wait_count(page, O200K.count(SAMPLE_CODE))
+    assert page.evaluate("() => matchMedia('(prefers-color-scheme: dark)').matches")
+    check_marker_contrast(page)
+    shot(page, "dark-1366")
+    context.close()
+
+
+SAMPLE_CODE = (
+    "def fibonacci(n: int) -> list[int]:\n"
+    '    """Return the first n Fibonacci numbers."""\n'
+    "    seq = [0, 1]\n"
+    "    while len(seq) < n:\n"
+    "        seq.append(seq[-1] + seq[-2])\n"
+    "    return seq[:n]\n\n"
+    "print(fibonacci(10))  # [0, 1, 1, 2, 3, 5, 8, 13, 21, 34]\n"
+)
+
+
+def test_open_a_crlf_file_counts_its_bytes(app) -> None:
+    """The box turns CRLF into LF; a file's tokens are counted from its bytes, and the note says so."""
+    line = "Line with CRLF ends, café 日本\r\n  indented\r\n  \r\n"  # CR LF after spaces splits differently from LF
+    data = ("\ufeff" + line * (10_000 // len(line.encode()))).encode()
+    text = data.decode("utf-8")
+    as_file, as_box = O200K.count(text, disallowed_special=()), O200K.count(text.replace("\r\n", "\n"), disallowed_special=())
+    assert as_file != as_box
+    app.locator("#text-file").set_input_files(files=[{"name": "notes.txt", "mimeType": "text/plain", "buffer": data}])
+    wait_count(app, as_file)
+    note = app.locator("#state-note")
+    app.wait_for_function("() => document.getElementById('state-note').textContent.includes('tokens')")
+    assert note.inner_text() == (
+        f"notes.txt has CRLF line ends: counted as in the file ({as_file:,} tokens); the text box shows LF."
+    )
+    assert "\r" not in app.get_by_label("Text", exact=True).input_value()
+    # A token's characters are marked in the box at the right place despite the dropped CRs.
+    ids, spans = O200K.encode_with_offsets(text)
+    k = max(i for i, (s, e) in enumerate(spans[:1500]) if "日" in text[s:e])
+    app.locator("#tokens .tok").nth(k).hover()
+    assert app.text_content("#text-backdrop mark") == text[spans[k][0]:spans[k][1]]
+    app.mouse.move(0, 0)
+    shot(app, "crlf-file")
+    # An edit makes the box (LF) the text counted.
+    app.get_by_label("Text", exact=True).press("Control+End")
+    app.keyboard.type("!")
+    wait_count(app, O200K.count(text.replace("\r\n", "\n") + "!", disallowed_special=()))
+    assert "now for the text in the box" in note.inner_text()
+    # A file that is not UTF-8 says so.
+    app.locator("#text-file").set_input_files(files=[{"name": "latin1.txt", "mimeType": "text/plain", "buffer": "café".encode("latin-1")}])
+    app.wait_for_function("() => document.getElementById('state-note').textContent.includes('not UTF-8')")
+
+
+def test_share_link_keeps_the_model(app, browser) -> None:
+    set_text(app, "model in the link")
+    model = app.get_by_label("Model", exact=True)
+    model.fill("gpt-3.5-turbo")
+    model.press("Enter")
+    wait_count(app, CL100K.count("model in the link"))
+    app.wait_for_function("() => location.hash.includes('m=gpt-3.5-turbo')")
+    assert "e=cl100k_base" in app.url
+    guard = Guard()
+    context = guarded_context(browser, guard)
+    page = context.new_page()
+    page.goto(app.url)
+    wait_count(page, CL100K.count("model in the link"))
+    assert page.get_by_label("Model", exact=True).input_value() == "gpt-3.5-turbo"
+    assert page.get_by_label("Tokenizer", exact=True).input_value() == "cl100k_base"
+    assert "gpt-3.5-turbo uses cl100k_base" in page.inner_text("#model-note")
+    context.close()
+    assert not guard.violations
+    app.get_by_label("Tokenizer", exact=True).select_option("o200k_base")
+    app.wait_for_function("() => !location.hash.includes('m=')")
+
+
+def split_differences(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> tuple[list[tuple[int, int]], int]:
+    """The plain reference for the page's compare view: cut the text where both tokenizations end a
+    token; a piece that is not one token on both sides is split differently."""
+    ends_a = {e for _, e in a}
+    ends_b = {e for _, e in b}
+    cuts = sorted(ends_a & ends_b)
+    pieces = list(zip([0, *cuts], cuts))
+    differ = []
+    for start, end in pieces:
+        inside_a = [s for s in a if s[0] >= start and s[1] <= end]
+        inside_b = [s for s in b if s[0] >= start and s[1] <= end]
+        if len(inside_a) != 1 or len(inside_b) != 1:
+            differ.append((start, end))
+    return differ, len(pieces)
+
+
+def test_compare_marks_the_spans_split_differently(app) -> None:
+    text = "Tokenizers split text into pieces: antidisestablishmentarianism, 1234567, 日本語のテキスト and   spaces."
+    set_text(app, text)
+    app.get_by_label("Compare with", exact=True).select_option("cl100k_base")
+    a_ids, a_spans = O200K.encode_with_offsets(text)
+    b_ids, b_spans = CL100K.encode_with_offsets(text)
+    app.wait_for_function(
+        "want => document.querySelector('[data-testid=compare-b-count]').textContent === String(want)", arg=len(b_ids)
+    )
+    assert app.inner_text('[data-testid="compare-a-count"]') == str(len(a_ids))
+    words = len(text.split())
+    assert app.inner_text("#compare-a-tpw") == f"{len(a_ids) / words:.2f}"
+    assert app.inner_text("#compare-b-tpw") == f"{len(b_ids) / words:.2f}"
+    differ, total = split_differences(a_spans, b_spans)
+    assert differ  # the two encodings do split this text differently
+    assert app.inner_text('[data-testid="compare-spans"]').startswith(f"{len(differ)} of {total} spans are split differently")
+    for pane, spans in (("#tokens", a_spans), ("#tokens-b", b_spans)):
+        marked = app.evaluate(f"() => [...document.querySelectorAll('{pane} .tok')].map((el) => el.classList.contains('differs'))")
+        assert marked == [any(s >= ds and e <= de for ds, de in differ) for s, e in spans], pane
+    assert app.locator("#pane-b").is_visible() and app.locator("#pane-a-head").inner_text().startswith("o200k_base")
+    shot(app, "compare-spans")
+    app.get_by_label("Compare with", exact=True).select_option("")
+    app.locator("#pane-b").wait_for(state="hidden")
+
+
+# ---------------------------------------------------------------- the Train tab
+def visible_merge(left: str, right: str) -> str:
+    """A merge as the Train tab lists it: each token's text (whitespace marked), or its ByteLevel form
+    when it is part of a character."""
+    from bytepair.byte_unicode import visible_to_bytes
+
+    def show(token: str) -> str:
+        try:
+            text = visible_to_bytes(token).decode("utf-8")
+        except (KeyError, ValueError):
+            return token
+        return text.translate({ord(" "): "·", ord("\n"): "↵", ord("\t"): "→", ord("\r"): "\\r"})
+
+    return f"{show(left)} + {show(right)} → {show(left + right)}"
+
+
+def test_train_tab_end_to_end(wide) -> None:
+    tk = pytest.importorskip("tokenizers")
+    page, _ = wide
+    text = (corpus_texts()["en"] + corpus_texts()["fr"])[:20_000]
+    tok = bytepair.train([text], 400, pattern="o200k_base", special_tokens=["<|endoftext|>"], min_frequency=2)
+    merges = json.loads(tok.to_str())["model"]["merges"]
+    page.get_by_role("tab", name="Train").click()
+    page.evaluate("(t) => { document.getElementById('train-text').value = t; }", text)
+    page.get_by_label("Vocabulary size").fill("400")
+    page.evaluate("""() => {
+      window.__statuses = [];
+      new MutationObserver(() => window.__statuses.push(document.getElementById('train-status').textContent))
+        .observe(document.getElementById('train-status'), { childList: true, characterData: true, subtree: true });
+    }""")
+    page.get_by_role("button", name="Train", exact=True).click()
+    page.wait_for_function("() => document.getElementById('train-status').textContent.startsWith('Done')", timeout=120_000)
+    statuses = page.evaluate("() => window.__statuses")
+    assert any(s.startswith("Counting pieces") for s in statuses) and any(s.startswith("Merging:") for s in statuses), statuses
+    assert page.inner_text('[data-testid="train-summary"]').startswith(f"{len(merges)} merges, vocabulary {tok.get_vocab_size()}")
+    listed = page.locator("#train-merges li").all_inner_texts()
+    assert len(listed) == min(len(merges), 200)
+    assert listed[:20] == [visible_merge(a, b) for a, b in reversed(merges[-20:])]
+    assert page.evaluate("() => [...document.querySelectorAll('#train-merges li')].slice(0, 3).map(li => li.value)") == [
+        len(merges), len(merges) - 1, len(merges) - 2]
+    shot(page, "train-1366")
+
+    # The download is a tokenizer.json that HF tokenizers loads and that encodes as bytepair does.
+    with page.expect_download() as info:
+        page.get_by_role("link", name="Download tokenizer.json").click()
+    download = info.value
+    assert download.suggested_filename == "tokenizer.json"
+    saved = open(download.path(), encoding="utf-8").read()
+    assert json.loads(saved)["model"]["merges"] == merges
+    held_out = corpus_texts()["de"][:10_000] + " <|endoftext|> 🫠"
+    assert tk.Tokenizer.from_str(saved).encode(held_out).ids == tok.encode(held_out).ids
+
+    # "Use in main view": the main view counts with the trained tokenizer; then beside o200k_base.
+    held_out = "<|endoftext|>" + text + " 🫠"  # the training text, in the main box
+    paste(page, held_out)
+    page.get_by_role("tab", name="Train").click()
+    page.get_by_role("button", name="Use in main view").click()
+    wait_count(page, tok.count(held_out))
+    assert page.get_by_role("tab", name="Tokens").get_attribute("aria-selected") == "true"
+    assert page.locator("#tokens .tok.special").count() == 1
+    page.get_by_role("tab", name="Train").click()
+    page.get_by_role("button", name="Compare with o200k_base").click()
+    page.wait_for_function(
+        "want => document.querySelector('[data-testid=compare-b-count]').textContent.replace(/,/g, '') === String(want)",
+        arg=O200K.count(held_out, disallowed_special=()),  # the page counts it as text until asked
+    )
+    assert page.inner_text('[data-testid="compare-a-count"]').replace(",", "") == str(tok.count(held_out))
+    assert page.text_content("#compare-b-label") == "o200k_base"
+    shot(page, "train-compare-1366")
+    page.get_by_role("tab", name="Train").click()
+    page.set_viewport_size({"width": 390, "height": 844})
+    shot(page, "train-390")
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= 390, width
+
+
+def test_train_tab_files_and_stop(wide) -> None:
+    page, _ = wide
+    page.get_by_role("tab", name="Train").click()
+    # Files are read line by line, as `bytepair train FILE` reads them.
+    lines = corpus_texts()["de"][:5000]
+    page.locator("#train-files").set_input_files(files=[{"name": "de.txt", "mimeType": "text/plain", "buffer": lines.encode()}])
+    assert "1 file" in page.inner_text('[data-testid="train-files-note"]') and "de.txt" in page.inner_text('[data-testid="train-files-note"]')
+    page.get_by_label("Vocabulary size").fill("300")
+    page.get_by_label("Split text with").select_option("gpt2")
+    page.get_by_test_id("train-special").fill("")
+    page.get_by_label("Minimum pair count").fill("0")
+    page.get_by_role("button", name="Train", exact=True).click()
+    page.wait_for_function("() => document.getElementById('train-status').textContent.startsWith('Done')", timeout=120_000)
+    tok = bytepair.train(lines.splitlines(keepends=True), 300, pattern="gpt2")
+    assert page.inner_text('[data-testid="train-summary"]').startswith(
+        f"{len(json.loads(tok.to_str())['model']['merges'])} merges, vocabulary {tok.get_vocab_size()}")
+
+    # Stop: a long training ends (the worker is terminated) and says so; the main view keeps counting meanwhile.
+    # Half a megabyte of distinct random words to 100,000 tokens: the merging phase lasts several seconds
+    # natively and longer in the worker, so the click lands mid-merge (a repeated corpus file ran out of
+    # pairs within a second and raced the click).
+    rng = random.Random(7)
+    words = ("".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(3, 12))) for _ in range(60_000))
+    page.evaluate("(t) => { document.getElementById('train-text').value = t; }", " ".join(words))
+    page.get_by_label("Vocabulary size").fill("100000")
+    page.get_by_role("button", name="Train", exact=True).click()
+    set_text(page, "counted while training")
+    wait_count(page, O200K.count("counted while training"))
+    assert page.get_by_role("button", name="Stop").is_enabled()  # still training while the main view counted
+    page.wait_for_function("() => document.getElementById('train-status').textContent.startsWith('Merging')", timeout=120_000)
+    page.get_by_role("button", name="Stop").click()
+    page.wait_for_function("() => document.getElementById('train-status').textContent.startsWith('Stopped')", timeout=60_000)
+    assert page.get_by_role("button", name="Train", exact=True).is_enabled()

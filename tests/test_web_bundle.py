@@ -12,7 +12,7 @@ import pytest
 import bytepair
 from bytepair.openai_encodings import ENCODING_SPECS
 
-from .browser import TEST_PAGE, Guard, open_page
+from .browser import TEST_PAGE, Guard, open_page, wait_for_runtime_snapshot
 from .conftest import corpus_texts
 from .test_parity_tiktoken import ADVERSARIAL
 
@@ -260,12 +260,16 @@ def test_progress_reports_bytes(web) -> None:
     page, _ = web
     progress = page.evaluate("() => window.progress")
     manifest = json.loads((__import__("pathlib").Path(__file__).parent.parent / "dist" / "manifest.json").read_text())
-    # A fresh profile: the runtime, the memory snapshot (not yet stored) and the ranks.
+    # A fresh profile: the runtime, the shipped memory snapshot and the ranks.
     needed = [*manifest["runtime"].values(), manifest["snapshot"], manifest["encodings"]["o200k_base"]["file"]]
     total = sum(manifest["files"][p]["size"] for p in needed)
-    assert progress[-1] == {"loaded": total, "total": total}
+    assert progress[-1] == {"loaded": total, "total": total, "phase": "ready"}
     loaded = [p["loaded"] for p in progress]
     assert loaded == sorted(loaded) and len(progress) > 5
+    # After the bytes (the bar at 100%), the page still hears what is going on.
+    phases = [p["phase"] for i, p in enumerate(progress) if i == 0 or p["phase"] != progress[i - 1]["phase"]]
+    assert phases == ["fetching", "compiling", "starting", "ranks", "ready"], phases
+    assert all(p["loaded"] == total for p in progress if p["phase"] != "fetching")
 
 
 def test_runtime_loads_once_and_asset_failures_are_clear(browser, dist_server) -> None:
@@ -298,34 +302,37 @@ def test_runtime_loads_once_and_asset_failures_are_clear(browser, dist_server) -
     )
     assert recovered == bytepair.get_encoding("p50k_base").encode("recovered")
 
-    # A second page of the same profile starts from the decompressed snapshot kept in the origin
-    # private file system.
+    # A second page of the same profile starts from the snapshot of the started runtime that the
+    # first one kept in the origin private file system: no shipped snapshot, no o200k ranks.
+    wait_for_runtime_snapshot(page)
     second = ctx.new_page()
     second.goto(page.url)
     count = second.evaluate("async () => (await (await import('./bytepair.mjs')).createTokenizer()).count('warm start')")
     assert count == bytepair.get_encoding("o200k_base").count("warm start")
-    assert guard.requests.count("/snapshot.bin.gz") == 1
+    assert guard.requests.count("/snapshot.bin") == 1
+    assert guard.requests.count("/encodings/o200k_base.bpr") == 1
     ctx.close()
     assert not guard.violations, guard.violations
 
 
 def test_snapshot_is_stored_only_when_sound(browser, dist_server) -> None:
-    """A corrupt snapshot download is refused and not stored; the next start stores a sound one,
-    which a later page then starts from without downloading it."""
-    guard = Guard(overrides={"/snapshot.bin.gz": (200, b"\x1f\x8b\x08\x00 not a snapshot")})
+    """A corrupt snapshot download is refused; the next start works and stores a snapshot of the
+    started runtime, which a later page then starts from without downloading the shipped one."""
+    guard = Guard(overrides={"/snapshot.bin": (200, b"BPSNAP2\x00 not a snapshot")})
     ctx, page = open_page(browser, dist_server, guard)
     error = js_error(page, "async () => (await import('./bytepair.mjs')).createTokenizer()")
-    assert error["name"] == "IntegrityError" and "snapshot.bin.gz" in error["message"], error
-    del guard.overrides["/snapshot.bin.gz"]
+    assert error["name"] == "IntegrityError" and "snapshot.bin" in error["message"], error
+    del guard.overrides["/snapshot.bin"]
     script = "async (text) => (await (await import('./bytepair.mjs')).createTokenizer()).count(text)"
     assert page.evaluate(script, "second try") == bytepair.get_encoding("o200k_base").count("second try")
-    downloads = guard.requests.count("/snapshot.bin.gz")
+    downloads = guard.requests.count("/snapshot.bin")
     assert downloads == 2
+    wait_for_runtime_snapshot(page)
     page.close()
     later = ctx.new_page()
     later.goto(dist_server + TEST_PAGE)
     assert later.evaluate(script, "from storage") == bytepair.get_encoding("o200k_base").count("from storage")
-    assert guard.requests.count("/snapshot.bin.gz") == downloads
+    assert guard.requests.count("/snapshot.bin") == downloads
     ctx.close()
     assert not guard.violations, guard.violations
 

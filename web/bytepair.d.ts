@@ -8,10 +8,16 @@
 // disallowedSpecial, decode's errors) are accepted and ignored there, so that one piece of code
 // serves both families.
 
-/** Special-token policy, as in tiktoken: "all", or the names of the tokens (OpenAI family only). */
-export type SpecialTokens = "all" | Iterable<string>;
+/** Special-token policy, as in tiktoken: "all", or an array or Set of token names (OpenAI family only);
+ * a bare name is refused (write [name]). */
+export type SpecialTokens = "all" | readonly string[] | ReadonlySet<string>;
 
-export interface EncodeOptions {
+export interface CallOptions {
+  /** Abort the call: it rejects at once with AbortError (a long count stops at its next slice). */
+  signal?: AbortSignal;
+}
+
+export interface EncodeOptions extends CallOptions {
   /** Special tokens encoded as their single id (default: none). */
   allowedSpecial?: SpecialTokens;
   /** Special tokens whose text raises DisallowedSpecialTokenError (default "all" = every one not allowed;
@@ -24,13 +30,18 @@ export interface Progress {
   loaded: number;
   /** Bytes this load fetches in all. */
   total: number;
+  /** What the runtime is doing: "fetching" while bytes arrive, then (with the bar at 100%)
+   * "compiling" the WebAssembly module, "starting" Python from its memory snapshot, building the
+   * first encoding's or tokenizer's "ranks", and "ready". */
+  phase?: "fetching" | "compiling" | "starting" | "ranks" | "ready";
 }
 
 /** Give one of encoding, model, tokenizer and tokenizerJson (none: encoding "o200k_base"). */
 export interface CreateTokenizerOptions {
   /** Encoding name (default "o200k_base"); see listEncodings(). */
   encoding?: string;
-  /** A model name (e.g. "gpt-4o"), mapped to its encoding as tiktoken maps it. */
+  /** A model name (e.g. "gpt-4o"), mapped to its encoding as tiktoken maps it (exact names, then
+   * prefixes; tried lower-cased too, so "GPT-4o" works). Giving it with `encoding` is an error. */
   model?: string;
   /** An open-model tokenizer prepared at build time ("llama3", "qwen2_5", "qwen3", "deepseek_v3",
    * "gpt2"; see listTokenizers()); its tokenizer.json is fetched (verified) only now. Unknown names
@@ -44,10 +55,22 @@ export interface CreateTokenizerOptions {
   /** The name shown in `info.name` for a tokenizerJson (default: the file's name, or its folder's
    * for ".../<folder>/tokenizer.json"). */
   name?: string;
-  /** Where dist/ is served (default: the directory of bytepair.mjs). */
+  /** With tokenizerJson (or tokenizer): its tokenizer_config.json, as the parsed object or its JSON
+   * text, for the chat calls (its chat_template and token strings). Prepared tokenizers bring their
+   * own. It belongs to the tokenizer.json: tokenizers opened from the same file share it. */
+  tokenizerConfig?: object | string;
+  /** Where dist/ is served (default: the directory of bytepair.mjs; after bundling the API into an
+   * app, the folder the app copied dist/ to). */
   assetsUrl?: string | URL;
   /** Called as asset bytes arrive, for a real progress bar. */
   onProgress?: (progress: Progress) => void;
+}
+
+export type CountInput = string | Blob | ReadableStream<Uint8Array | string> | AsyncIterable<Uint8Array | string>;
+
+export interface CountOptions extends EncodeOptions {
+  /** Invalid UTF-8 in bytes: InputDecodeError (default "strict") or U+FFFD ("replace"). */
+  errors?: "strict" | "replace";
 }
 
 /** Ids with [start, end) offsets in UTF-16 code units (JavaScript string indices). A token that holds
@@ -77,8 +100,12 @@ export interface MemoryStats {
   heapBytesInUse: number | null;
   /** Stream decoders not yet released, of every tokenizer sharing the runtime. */
   openDecoders: number;
+  /** Token counters of long counts still running (an aborted count closes its own). */
+  openCounters: number;
   /** tokenizer.json tokenizers loaded in the runtime (each is forgotten when its last user is disposed). */
   loadedTokenizers: number;
+  /** Trainings fed but not finished (an aborted one closes its own). */
+  openTrainings: number;
   /** Blocks and word counts that inspect() keeps from the previous text. */
   cachedBlocks: number;
   cachedWordCounts: number;
@@ -105,6 +132,53 @@ export interface Inspection {
   utf8Bytes: number;
 }
 
+/** One chat message; fields other than role and content (name, tool_calls, reasoning_content, ...)
+ * go to the template (or, for OpenAI models, are counted as text). */
+export interface ChatMessage {
+  role: string;
+  content?: string | ReadonlyArray<{ type: "text"; text: string } | Record<string, unknown>> | null;
+  [field: string]: unknown;
+}
+
+/** Options of countChat / encodeChat / applyChatTemplate. Messages and options cross as JSON. */
+export interface ChatOptions extends CallOptions {
+  /** OpenAI family: the model whose documented chat rule applies (gpt-3.5-turbo, gpt-4, gpt-4o,
+   * gpt-4o-mini and their dated versions; gpt-oss-20b/-120b). Default: the model the tokenizer was
+   * created with; an encoding-made tokenizer needs it (InvalidInputError without), and a model of
+   * another encoding is refused. Other models raise UnknownModelError. */
+  model?: string;
+  /** Tool definitions (OpenAI's [{ type: "function", function: { name, description, parameters } }]):
+   * counted by the cookbook's recipe for OpenAI models, given to a chat template as `tools`. */
+  tools?: ReadonlyArray<Record<string, unknown>>;
+  /** tokenizer.json only: end with the header of the assistant's reply (default false, as transformers). */
+  addGenerationPrompt?: boolean;
+  /** tokenizer.json only: what a special token's literal ("<|im_end|>") typed in message content does:
+   * "escape" (default: encoded as text), "reject" (ReservedLiteralError, with `token`), "allow" (the
+   * special id, as transformers: trusted text only). */
+  specialText?: "escape" | "reject" | "allow";
+  /** tokenizer.json only: another Jinja template source than the tokenizer's. */
+  chatTemplate?: string;
+  /** tokenizer.json only: leave the last message open for the model to continue. */
+  continueFinalMessage?: boolean;
+  /** tokenizer.json only: documents for retrieval templates. */
+  documents?: ReadonlyArray<Record<string, unknown>>;
+  /** tokenizer.json only: more template variables (e.g. { enable_thinking: false } for Qwen 3). */
+  variables?: Record<string, unknown>;
+}
+
+export interface ApplyChatTemplateOptions extends ChatOptions {
+  /** Also return assistantMask: 1 on the tokens of each assistant reply and the token that ends it. */
+  returnAssistantMask?: boolean;
+  /** Also return the rendered prompt text. */
+  returnText?: boolean;
+}
+
+export interface ChatTemplateResult {
+  ids: Uint32Array;
+  assistantMask?: Uint8Array;
+  text?: string;
+}
+
 /** What a tokenizer is (Tokenizer.info). */
 export interface TokenizerInfo {
   family: "openai" | "tokenizer.json";
@@ -116,6 +190,28 @@ export interface TokenizerInfo {
   specialTokens: readonly string[];
 }
 
+/** Options of Tokenizer.analyze. */
+export interface AnalyzeOptions extends CallOptions {
+  /** Tokenizers analysed beside this one (same assetsUrl), in this order after it. */
+  compareWith?: Tokenizer | readonly Tokenizer[];
+  /** Text for the fertility tables and the unused tokens: one text (labelled "text") or label -> text
+   * (one row per label, plus "all"). Without it the report has no `fertility` and no `unused`. */
+  corpus?: string | Readonly<Record<string, string>>;
+  /** Examples listed per kind (unreachable, junk, unused ...), 1 to 1000 (default 20). */
+  limit?: number;
+  /** Called before each part (each tokenizer's summary, the fertility, each vocabulary report) and at the end. */
+  onProgress?: (progress: { done: number; total: number; step: string }) => void;
+}
+
+/** What bytepair.analysis.analyze returns in Python (docs/ANALYSIS.md), as JSON. */
+export interface AnalysisReport {
+  tokenizers: { name: string; kind: string; vocab_size: number; merge_rule: string; pattern: string | null; sha256: string }[];
+  /** Only with a corpus: per label (and "all") per tokenizer, tokens/words/chars/bytes and their ratios. */
+  fertility?: { languages: string[]; tokenizers: string[]; rows: Record<string, string | number | null>[] };
+  /** One vocabulary report per tokenizer: lengths, scripts, unreachable, split_alone, junk, numbers (unused with a corpus). */
+  vocabulary: Record<string, any>[];
+}
+
 export interface Tokenizer {
   readonly info: TokenizerInfo;
   /** The encoding's name (a tokenizer.json tokenizer: info.name). */
@@ -123,20 +219,50 @@ export interface Tokenizer {
   readonly nVocab: number;
   readonly maxTokenValue: number;
   readonly eotToken: number | undefined;
+  /** The model name given to createTokenizer({ model }) (the chat calls' default), else undefined. */
+  readonly model: string | undefined;
   readonly specialTokens: string[];
   encode(text: string, options?: EncodeOptions): Promise<Uint32Array>;
-  count(text: string, options?: EncodeOptions): Promise<number>;
+  /** Tokens in a string, or in the UTF-8 bytes of a Blob/File, a ReadableStream or an async iterable
+   * (Uint8Array or string chunks). Long inputs are counted slice by slice through the core's token
+   * counter: bounded memory for Blobs and streams, other calls are answered between slices, and
+   * `signal` stops it. Invalid UTF-8 raises InputDecodeError naming the byte offset unless
+   * `errors: "replace"`. */
+  count(input: CountInput, options?: CountOptions): Promise<number>;
+  /** The same as count(). */
+  countTokens(input: CountInput, options?: CountOptions): Promise<number>;
   /** The count if it is at most `limit`, else false; stops as soon as the limit is exceeded. */
   isWithinTokenLimit(text: string, limit: number, options?: EncodeOptions): Promise<number | false>;
   encodeWithOffsets(text: string, options?: EncodeOptions): Promise<EncodedWithOffsets>;
   /** The count, and the first `maxTokens` (default 2000) tokens' ids, offsets and bytes, in one call; fast
    * when the text differs little from the previous call (unchanged blocks are reused). */
   inspect(text: string, options?: EncodeOptions & { maxTokens?: number }): Promise<Inspection>;
-  decode(ids: ArrayLike<number>, options?: { errors?: "replace" | "strict" | "ignore" }): Promise<string>;
+  decode(ids: ArrayLike<number>, options?: CallOptions & { errors?: "replace" | "strict" | "ignore" }): Promise<string>;
+  /** Text as it is decoded from ids that arrive over time, for `for await`; a character split
+   * between tokens is yielded once complete. */
+  decodeStream(ids: AsyncIterable<number | ArrayLike<number>> | Iterable<number | ArrayLike<number>>, options?: CallOptions): AsyncIterable<string>;
   /** The bytes of each token (e.g. to show them in hex). */
   decodeTokenBytes(ids: ArrayLike<number>): Promise<Uint8Array[]>;
   /** A new streaming decoder; throws DisposedError at once if the tokenizer was disposed. */
   decoder(): StreamDecoder;
+  /** Prompt tokens of a chat. OpenAI family: bytepair.count_chat, the rule OpenAI's cookbook documents
+   * (per message and name overheads, 3 to prime the reply; `tools` by its recipe; gpt-oss: the harmony
+   * rendering). tokenizer.json: the length of applyChatTemplate's ids. */
+  countChat(messages: ReadonlyArray<ChatMessage>, options?: ChatOptions): Promise<number>;
+  /** The ids of a chat: applyChatTemplate's (tokenizer.json), or the harmony format's for gpt-oss.
+   * Other OpenAI models publish a count rule but not the ids: UnsupportedTokenizerError. */
+  encodeChat(messages: ReadonlyArray<ChatMessage>, options?: ChatOptions): Promise<Uint32Array>;
+  /** A tokenizer.json's chat template (its tokenizer_config.json's, or `chatTemplate`) rendered and
+   * encoded as transformers' apply_chat_template does (same ids), with an assistant mask and the
+   * text on request. The first call installs jinja2 (about 0.5 MB, once per runtime). A template's
+   * raise_exception, or a template that fails, raises TemplateError; OpenAI encodings raise
+   * UnsupportedTokenizerError. */
+  applyChatTemplate(messages: ReadonlyArray<ChatMessage>, options?: ApplyChatTemplateOptions): Promise<ChatTemplateResult>;
+  /** bytepair.analysis.analyze on this tokenizer (and `compareWith`): fertility on the corpus and a
+   * vocabulary report per tokenizer, the same JSON as Python's, and its Markdown (`bytepair analyze`'s).
+   * Each tokenizer's corpus-free parts are kept in the runtime, so a new corpus is quick; the first
+   * report on a 200k vocabulary takes seconds. */
+  analyze(options?: AnalyzeOptions): Promise<{ report: AnalysisReport; markdown: string }>;
   /** Diagnostics: what the runtime holds now (a leak shows as growth between two calls). */
   memoryStats(): Promise<MemoryStats>;
   /** Release this tokenizer and its open decoders; the runtime stops when no tokenizer uses it. Later
@@ -144,18 +270,39 @@ export interface Tokenizer {
   dispose(): void;
 }
 
-/**
- * Errors are `Error`s whose `name` is the Python exception class (DisallowedSpecialTokenError,
- * InvalidTokenError, UnknownEncodingError, UnknownModelError, InvalidInputError ...) or one of
- * VocabFormatError and UnsupportedTokenizerError (a tokenizerJson that is malformed, or that bytepair
- * cannot run), UnknownTokenizerError (no prepared tokenizer of that name),
- * IntegrityError (an asset does not match manifest.json), AssetError (an asset cannot be fetched),
- * DisposedError (the tokenizer was disposed), ClosedError (the stream decoder was closed),
- * WorkerError. A DisallowedSpecialTokenError also has `token`: the special token found.
- */
-export interface BytepairError extends Error {
+/** Every error the API raises is a BytepairError; its `name` says which (the Python exception's
+ * class name for errors from the core), and each name below is also a class to test with instanceof.
+ * A DisallowedSpecialTokenError and a ReservedLiteralError also have `token`: the special token found. */
+export class BytepairError extends Error {
   token?: string;
 }
+export class InvalidInputError extends BytepairError {}
+export class InvalidTokenError extends BytepairError {}
+export class DisallowedSpecialTokenError extends BytepairError {}
+/** Bytes that are not UTF-8 (count of a Blob or stream). */
+export class InputDecodeError extends BytepairError {}
+export class UnknownEncodingError extends BytepairError {}
+export class UnknownModelError extends BytepairError {}
+export class UnknownTokenizerError extends BytepairError {}
+/** A tokenizerJson that is malformed / that bytepair cannot run (not BPE, say). */
+export class VocabFormatError extends BytepairError {}
+export class UnsupportedTokenizerError extends BytepairError {}
+/** An asset cannot be fetched (wrong assetsUrl, missing CORS headers) / does not match manifest.json. */
+export class AssetError extends BytepairError {}
+export class IntegrityError extends BytepairError {}
+export class DisposedError extends BytepairError {}
+export class ClosedError extends BytepairError {}
+/** The Web Worker cannot start (a Content-Security-Policy without worker-src blob: or 'self'). */
+export class WorkerError extends BytepairError {}
+/** The call's AbortSignal fired. */
+export class AbortError extends BytepairError {}
+export class StateError extends BytepairError {}
+/** A chat template failed or rejected the messages (its raise_exception message is kept), or there is none. */
+export class TemplateError extends BytepairError {}
+/** A special token's literal in message text with specialText "reject"; `token` names it. */
+export class ReservedLiteralError extends BytepairError {}
+/** A Python package the call needs is missing from the runtime (rebuild the bundle). */
+export class MissingDependencyError extends BytepairError {}
 
 /** Create a tokenizer; the runtime starts on the first call and is shared by every tokenizer of an assets URL. */
 export function createTokenizer(options?: CreateTokenizerOptions): Promise<Tokenizer>;
@@ -165,3 +312,44 @@ export function listEncodings(options?: { assetsUrl?: string | URL }): Promise<s
 
 /** Names of the open-model tokenizers prepared at build time (reads manifest.json only). */
 export function listTokenizers(options?: { assetsUrl?: string | URL }): Promise<string[]>;
+
+/** A training's progress: counting (done/total: characters of string texts, or bytes of Blobs), then
+ * merging (done/total: merges), with the merges learned since the previous event (at most 256, the
+ * last being the done-th) as [left, right] in tokenizer.json's visible form ("Ġ" is a space). */
+export interface TrainProgress {
+  phase: "counting" | "merging";
+  done: number;
+  total: number;
+  merges: [string, string][];
+}
+
+export interface TrainOptions {
+  /** Vocabulary size, the 256 byte tokens and the special tokens included. */
+  vocabSize: number;
+  /** An encoding name whose regex cuts the text ("o200k_base", the default; "gpt2", "cl100k_base") or a regex. */
+  pattern?: string;
+  specialTokens?: readonly string[];
+  /** Stop when the best pair occurs fewer times (Hugging Face's rule). */
+  minFrequency?: number;
+  onProgress?: (progress: TrainProgress) => void;
+  /** Stops the training: at once in browsers (its worker ends); under Node between counting slices,
+   * or while merging if onProgress aborts it. */
+  signal?: AbortSignal;
+  /** The trained tokenizer's name (info.name); default "trained". */
+  name?: string;
+  assetsUrl?: string | URL;
+}
+
+/** A trained tokenizer: a tokenizer.json tokenizer like createTokenizer's, plus its file. */
+export interface TrainedTokenizer extends Tokenizer {
+  /** How many merges were learned. */
+  readonly merges: number;
+  /** The tokenizer.json as an object (so JSON.stringify(tok) writes the file). */
+  toJSON(): object;
+  /** The tokenizer.json text, as Python's Tokenizer.save writes it (Hugging Face tokenizers loads it). */
+  save(): string;
+}
+
+/** Train a byte-level BPE tokenizer with Hugging Face's merges and ids (as Python's bytepair.train) on a
+ * string, strings, or Blobs/Files (read line by line, line ends kept, as `bytepair train FILE` reads them). */
+export function train(texts: string | readonly string[] | readonly Blob[], options: TrainOptions): Promise<TrainedTokenizer>;

@@ -5,36 +5,69 @@
 //   const ids = await tok.encode("hello world");   // Uint32Array
 //   const llama = await createTokenizer({ tokenizer: "llama3" });            // prepared at build time
 //   const mine = await createTokenizer({ tokenizerJson: "./tokenizer.json" }); // or an object, File, Blob
+//   await (await createTokenizer({ model: "gpt-4o" })).countChat(messages);    // OpenAI's chat count
+//   await (await createTokenizer({ tokenizer: "qwen2_5" })).applyChatTemplate(messages); // { ids, ... }
 //
 // In browsers the runtime lives in a module Web Worker (the page never blocks); under Node it runs
 // in-process. One runtime per assets URL serves every encoding and loads once, however many callers
 // ask at the same time. All assets come from `assetsUrl` (default: the directory of this module).
 
+import { AbortError, DisposedError, ClosedError, InvalidInputError, WorkerError, errorFrom } from "./errors.mjs";
+
+export * from "./errors.mjs";
+
 const IS_NODE = typeof process === "object" && typeof process.versions?.node === "string" && typeof window === "undefined";
 const DEFAULT_ASSETS = new URL("./", import.meta.url).href;
 
-/** An Error from the { name, message, token } that crosses from Python and from the worker. */
-function errorFrom({ name, message, token }) {
-  const err = new Error(message);
-  err.name = name;
-  if (token !== undefined && token !== null) err.token = token;
+function disposedError(encoding) {
+  return new DisposedError(`this ${encoding} tokenizer was disposed; create a new one with createTokenizer()`);
+}
+
+function abortError(signal) {
+  const err = new AbortError("the call was aborted (its AbortSignal fired)");
+  if (signal?.reason !== undefined) err.cause = signal.reason;
   return err;
 }
 
-function disposedError(encoding) {
-  return errorFrom({ name: "DisposedError", message: `this ${encoding} tokenizer was disposed; create a new one with createTokenizer()` });
+/** The module worker, started from a same-origin blob: URL that imports the real worker module when
+ * the bundle is served from another origin than the page (a docs site embedding the counter from a
+ * CDN or another host): browsers refuse `new Worker(url)` across origins, CORS or not, but a module
+ * worker may import a cross-origin module that is served with Access-Control-Allow-Origin. */
+function startWorker() {
+  const url = new URL("./worker.mjs", import.meta.url);
+  const sameOrigin = !globalThis.location || url.origin === globalThis.location.origin;
+  try {
+    // Written out in full so that bundlers (webpack, Vite) see the worker and emit it with its imports.
+    if (sameOrigin) return new Worker(new URL("./worker.mjs", import.meta.url), { type: "module", name: "bytepair" });
+    const source = `import ${JSON.stringify(url.href)};\n`;
+    const blobUrl = URL.createObjectURL(new Blob([source], { type: "text/javascript" }));
+    try {
+      return new Worker(blobUrl, { type: "module", name: "bytepair" });
+    } finally {
+      setTimeout(() => URL.revokeObjectURL(blobUrl), 60_000); // the worker has loaded it by then
+    }
+  } catch (err) {
+    throw new WorkerError(
+      `cannot start the bytepair worker (${err.message}); a Content-Security-Policy must allow ` +
+        (sameOrigin ? "worker-src 'self'" : "worker-src blob: (the bundle is on another origin)"),
+    );
+  }
 }
 
 /** Runs requests in a module Web Worker. */
 class WorkerBackend {
   constructor(assetsUrl, first) {
-    this.worker = new Worker(new URL("./worker.mjs", import.meta.url), { type: "module", name: "bytepair" });
+    this.worker = startWorker();
     this.pending = new Map();
     this.nextId = 0;
     this.listeners = new Set();
     this.worker.onmessage = ({ data }) => {
       if (data.progress) {
         for (const listener of this.listeners) listener(data.progress);
+        return;
+      }
+      if (data.event) {
+        this.pending.get(data.id)?.onEvent?.(data.event);
         return;
       }
       const entry = this.pending.get(data.id);
@@ -45,16 +78,19 @@ class WorkerBackend {
     };
     this.worker.onerror = (event) => {
       event.preventDefault?.();
-      this.fail(errorFrom({ name: "WorkerError", message: `the bytepair worker failed: ${event.message ?? "unknown error"}` }));
+      const detail = event.message ??
+        "worker.mjs did not load: check where the bundle is served, its Access-Control-Allow-Origin header (if on " +
+          "another origin), and that the page's Content-Security-Policy allows worker-src 'self' (blob: if on another origin)";
+      this.fail(new WorkerError(`the bytepair worker failed: ${detail}`));
     };
     this.ready = this.request("init", { assetsUrl, ...first });
   }
 
-  request(op, args, transfer = []) {
+  request(op, args, transfer = [], onEvent = undefined) {
     if (this.closed) return Promise.reject(this.closed);
     const id = ++this.nextId;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+      this.pending.set(id, { resolve, reject, onEvent });
       this.worker.postMessage({ id, op, args }, transfer);
     });
   }
@@ -67,7 +103,7 @@ class WorkerBackend {
   }
 
   close() {
-    this.fail(errorFrom({ name: "DisposedError", message: "the tokenizer runtime was disposed" }));
+    this.fail(new DisposedError("the tokenizer runtime was disposed"));
   }
 }
 
@@ -83,14 +119,17 @@ class InProcessBackend {
     });
   }
 
-  async request(op, args) {
+  async request(op, args, transfer = [], onEvent = undefined) {
     if (this.closed) throw this.closed;
     await this.ready;
-    return (await this.service.handle(op, args)).result;
+    // Between the slices of a long count, let timers and I/O run (an abort, another caller's call).
+    if (op === "counterFeed" || op === "trainFeed") await new Promise((resolve) => (globalThis.setImmediate ?? setTimeout)(resolve));
+    if (this.closed) throw this.closed;
+    return (await this.service.handle(op, args, { emit: onEvent })).result;
   }
 
   close() {
-    this.closed = errorFrom({ name: "DisposedError", message: "the tokenizer runtime was disposed" });
+    this.closed = new DisposedError("the tokenizer runtime was disposed");
   }
 }
 
@@ -126,7 +165,7 @@ function normaliseAssets(assetsUrl) {
 }
 
 function invalidInput(message) {
-  return errorFrom({ name: "InvalidInputError", message });
+  return new InvalidInputError(message);
 }
 
 /** A local path (Node) or the page's URL: what a relative tokenizerJson URL is resolved against. */
@@ -184,17 +223,43 @@ async function readTokenizerJson(value) {
   );
 }
 
+/** A value for the runtime as JSON text: a string is taken to be JSON text already, anything else is
+ * written as JSON (what cannot be, a BigInt or a cycle, is refused here). */
+function jsonText(value, what) {
+  if (typeof value === "string") return value;
+  let text;
+  try {
+    text = JSON.stringify(value);
+  } catch (err) {
+    throw invalidInput(`${what} cannot be written as JSON (${err.message})`);
+  }
+  if (text === undefined) throw invalidInput(`${what} must be JSON data, not ${typeof value}`);
+  return text;
+}
+
 /** What to open: exactly one of encoding, model, tokenizer and tokenizerJson (default: o200k_base). */
 async function openRequest(options) {
+  if (options === null || typeof options !== "object") throw invalidInput(`createTokenizer takes an options object, not ${options === null ? "null" : typeof options}`);
+  for (const key of ["encoding", "model", "name"]) {
+    if (options[key] !== undefined && typeof options[key] !== "string") {
+      throw invalidInput(`${key} must be a name (a string), not ${options[key] === null ? "null" : typeof options[key]}`);
+    }
+  }
   const given = ["encoding", "model", "tokenizer", "tokenizerJson"].filter((k) => options[k] !== undefined);
   if (given.length > 1) throw invalidInput(`give one of encoding, model, tokenizer and tokenizerJson, not ${given.join(" and ")}`);
+  if (options.tokenizerConfig !== undefined && options.tokenizerJson === undefined && options.tokenizer === undefined) {
+    throw invalidInput("tokenizerConfig goes with tokenizerJson or tokenizer (it holds a tokenizer.json's chat template)");
+  }
+  const tokenizerConfig = options.tokenizerConfig === undefined ? undefined : jsonText(options.tokenizerConfig, "tokenizerConfig");
   if (options.tokenizer !== undefined) {
     if (typeof options.tokenizer !== "string") throw invalidInput(`tokenizer must be a name (see listTokenizers()), not ${typeof options.tokenizer}`);
-    return { request: { tokenizer: options.tokenizer }, first: { firstTokenizer: options.tokenizer } };
+    return { request: { tokenizer: options.tokenizer, tokenizerConfig }, first: { firstTokenizer: options.tokenizer } };
   }
   if (options.tokenizerJson !== undefined) {
     const { data, name } = await readTokenizerJson(options.tokenizerJson);
-    return { request: { tokenizerJson: data, name: options.name ?? name }, first: {}, transfer: typeof data === "string" ? [] : [data.buffer] };
+    return {
+      request: { tokenizerJson: data, name: options.name ?? name, tokenizerConfig }, first: {}, transfer: typeof data === "string" ? [] : [data.buffer],
+    };
   }
   if (options.model !== undefined) return { request: { model: options.model }, first: {} };
   const encoding = options.encoding ?? "o200k_base";
@@ -226,13 +291,17 @@ async function readManifest(options) {
   const assetsUrl = normaliseAssets(options.assetsUrl);
   const url = new URL("manifest.json", assetsUrl);
   let text;
-  if (url.protocol === "file:") {
-    const { readFile } = await import("node:fs/promises");
-    text = await readFile(url, "utf8");
-  } else {
-    const response = await fetch(url);
-    if (!response.ok) throw errorFrom({ name: "AssetError", message: `cannot fetch ${url}: HTTP ${response.status}` });
-    text = await response.text();
+  try {
+    if (url.protocol === "file:") {
+      const { readFile } = await import("node:fs/promises");
+      text = await readFile(url, "utf8");
+    } else {
+      const response = await fetch(url);
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      text = await response.text();
+    }
+  } catch (err) {
+    throw errorFrom({ name: "AssetError", message: `cannot read ${url} (${err.message}); pass assetsUrl where bytepair's dist/ is served` });
   }
   return JSON.parse(text);
 }
@@ -290,7 +359,7 @@ class StreamDecoder {
   async #open() {
     const { tok, closed } = this.#handle;
     if (tok.disposed) throw disposedError(tok.encoding);
-    if (closed) throw errorFrom({ name: "ClosedError", message: "this stream decoder was closed; create a new one with tok.decoder()" });
+    if (closed) throw new ClosedError("this stream decoder was closed; create a new one with tok.decoder()");
     return this.#handle.id;
   }
 
@@ -313,6 +382,110 @@ class StreamDecoder {
   }
 }
 
+/** Characters per request when a long string is counted: about 30 ms of work each, so a quick call
+ * waits that long at most behind a long count. */
+const SLICE_CHARS = 1 << 17;
+/** Bytes per request when a Blob or stream is counted. */
+const SLICE_BYTES = 1 << 18;
+
+function signalOf(options) {
+  const signal = options?.signal;
+  if (signal === undefined) return undefined;
+  if (signal === null || typeof signal !== "object" || typeof signal.addEventListener !== "function" || !("aborted" in signal)) {
+    throw invalidInput("signal must be an AbortSignal (from an AbortController)");
+  }
+  return signal;
+}
+
+/** allowedSpecial / disallowedSpecial: "all", an array or a Set of names (a bare name is refused: it
+ * would read as its characters). */
+function specialOption(value, option) {
+  if (value === undefined || value === "all" || Array.isArray(value) || value instanceof Set) return value;
+  if (typeof value === "string") {
+    throw invalidInput(`${option} must be "all", an array or a Set of special-token names; for one token write [${JSON.stringify(value)}]`);
+  }
+  return value; // anything else: the runtime says what it wanted
+}
+
+function policy(options) {
+  if (options === null || typeof options !== "object") throw invalidInput(`options must be an object, not ${options === null ? "null" : typeof options}`);
+  return {
+    allowedSpecial: specialOption(options.allowedSpecial, "allowedSpecial"),
+    disallowedSpecial: specialOption(options.disallowedSpecial, "disallowedSpecial"),
+  };
+}
+
+/** A long string in slices that never part a surrogate pair. */
+function* stringSlices(text) {
+  for (let start = 0; start < text.length;) {
+    let end = Math.min(text.length, start + SLICE_CHARS);
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last < 0xdc00) end -= 1;
+    yield text.slice(start, end);
+    start = end;
+  }
+}
+
+/** Bytes of a Blob, ReadableStream or async iterable, in new Uint8Arrays of about SLICE_BYTES (ours to
+ * transfer); string chunks pass through. Null for anything else. */
+function byteSlices(input) {
+  if (typeof Blob !== "undefined" && input instanceof Blob) {
+    return (async function* () {
+      for (let at = 0; at < input.size; at += SLICE_BYTES) {
+        yield new Uint8Array(await input.slice(at, at + SLICE_BYTES).arrayBuffer());
+      }
+    })();
+  }
+  let source = null;
+  if (typeof ReadableStream !== "undefined" && input instanceof ReadableStream) source = readStream(input);
+  else if (input !== null && typeof input === "object" && typeof input[Symbol.asyncIterator] === "function") source = input;
+  if (!source) return null;
+  return (async function* () {
+    let parts = [];
+    let size = 0;
+    const joined = () => {
+      const out = new Uint8Array(size);
+      let at = 0;
+      for (const part of parts) {
+        out.set(part, at);
+        at += part.length;
+      }
+      parts = [];
+      size = 0;
+      return out;
+    };
+    for await (const chunk of source) {
+      if (typeof chunk === "string") {
+        if (size) yield joined();
+        yield chunk;
+        continue;
+      }
+      if (!(chunk instanceof ArrayBuffer || ArrayBuffer.isView(chunk))) {
+        throw invalidInput(`a stream to count must give Uint8Array or string chunks, not ${chunk === null ? "null" : typeof chunk}`);
+      }
+      const bytes = chunk instanceof ArrayBuffer ? new Uint8Array(chunk) : new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+      parts.push(bytes.slice());
+      size += bytes.length;
+      if (size >= SLICE_BYTES) yield joined();
+    }
+    if (size) yield joined();
+  })();
+}
+
+/** A ReadableStream as an async iterable (Node's and Chromium's are iterable already; Safari's not). */
+async function* readStream(stream) {
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
 class Tokenizer {
   constructor(backend, info, onDispose) {
     this.backend = backend;
@@ -328,56 +501,193 @@ class Tokenizer {
     this.maxTokenValue = info.max_token_value;
     this.eotToken = info.eot_token ?? undefined;
     this.specialTokens = info.special_tokens;
+    this.model = info.model; // the model name createTokenizer({ model }) was given: the default of the chat calls
     this.onDispose = onDispose;
     this.disposed = false;
     this.decoders = new Set(); // DecoderHandles not closed yet
   }
 
-  call(op, args, transfer) {
+  /** One request to the runtime. With `signal`, an abort rejects at once with AbortError (the
+   * runtime finishes the request it is on, which is one slice of a long count at most). */
+  call(op, args, { transfer, signal } = {}) {
     if (this.disposed) return Promise.reject(disposedError(this.encoding));
-    return this.backend.request(op, { encoding: this.key, ...args }, transfer);
-  }
-
-  encode(text, options = {}) {
-    return this.call("encode", { text, allowedSpecial: options.allowedSpecial, disallowedSpecial: options.disallowedSpecial });
-  }
-
-  count(text, options = {}) {
-    return this.call("count", { text, allowedSpecial: options.allowedSpecial, disallowedSpecial: options.disallowedSpecial });
-  }
-
-  isWithinTokenLimit(text, limit, options = {}) {
-    return this.call("isWithinTokenLimit", {
-      text, limit, allowedSpecial: options.allowedSpecial, disallowedSpecial: options.disallowedSpecial,
+    if (signal?.aborted) return Promise.reject(abortError(signal));
+    const answer = this.backend.request(op, { encoding: this.key, ...args }, transfer);
+    if (!signal) return answer;
+    return new Promise((resolve, reject) => {
+      const onAbort = () => reject(abortError(signal));
+      signal.addEventListener("abort", onAbort, { once: true });
+      answer.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
     });
   }
 
-  encodeWithOffsets(text, options = {}) {
-    return this.call("encodeWithOffsets", { text, allowedSpecial: options.allowedSpecial, disallowedSpecial: options.disallowedSpecial });
+  async encode(text, options = {}) {
+    return this.call("encode", { text, ...policy(options) }, { signal: signalOf(options) });
+  }
+
+  /** Tokens in a string, a Blob/File or a ReadableStream (or async iterable) of bytes or strings.
+   * Long inputs are counted slice by slice (bounded memory for streams and Blobs; other calls run
+   * between the slices; `signal` stops it). */
+  async count(input, options = {}) {
+    const signal = signalOf(options);
+    const special = policy(options);
+    if (typeof input === "string" && input.length <= SLICE_CHARS) return this.call("count", { text: input, ...special }, { signal });
+    const pieces = typeof input === "string" ? stringSlices(input) : byteSlices(input);
+    if (!pieces) return this.call("count", { text: input, ...special }, { signal }); // the runtime names the bad type
+    if (options.errors !== undefined && options.errors !== "strict" && options.errors !== "replace") {
+      return Promise.reject(invalidInput(`errors must be "strict" or "replace", not ${JSON.stringify(options.errors)}`));
+    }
+    return this.countPieces(pieces, { ...special, errors: options.errors }, signal);
+  }
+
+  /** The same as count(): the name other tokenizer libraries use. */
+  async countTokens(input, options = {}) {
+    return this.count(input, options);
+  }
+
+  async countPieces(pieces, args, signal) {
+    const handle = await this.call("counterOpen", args, { signal });
+    try {
+      for await (const piece of pieces) {
+        const transfer = piece instanceof Uint8Array ? [piece.buffer] : [];
+        await this.call("counterFeed", { handle, data: piece }, { signal, transfer });
+      }
+      return await this.call("counterFinish", { handle }, { signal });
+    } catch (err) {
+      if (!this.disposed && !this.backend.closed) this.backend.request("counterClose", { handle }).catch(() => {});
+      throw err;
+    }
+  }
+
+  async isWithinTokenLimit(text, limit, options = {}) {
+    return this.call("isWithinTokenLimit", { text, limit, ...policy(options) }, { signal: signalOf(options) });
+  }
+
+  async encodeWithOffsets(text, options = {}) {
+    return this.call("encodeWithOffsets", { text, ...policy(options) }, { signal: signalOf(options) });
   }
 
   /** Everything a token viewer needs after an edit, in one round trip (see bytepair.d.ts). */
-  inspect(text, options = {}) {
-    return this.call("inspect", {
-      text,
-      maxTokens: options.maxTokens,
-      allowedSpecial: options.allowedSpecial,
-      disallowedSpecial: options.disallowedSpecial,
-    });
+  async inspect(text, options = {}) {
+    return this.call("inspect", { text, maxTokens: options.maxTokens, ...policy(options) }, { signal: signalOf(options) });
   }
 
-  decode(ids, options = {}) {
-    return this.call("decode", { ids, errors: options.errors });
+  async decode(ids, options = {}) {
+    return this.call("decode", { ids, errors: options.errors }, { signal: signalOf(options) });
   }
 
   decodeTokenBytes(ids) {
     return this.call("decodeTokenBytes", { ids });
   }
 
+  /** Text as it is decoded from an (async) iterable of ids or of id arrays, for `for await`: each
+   * step yields what is complete (a character split between tokens waits for its last byte). */
+  async *decodeStream(ids, options = {}) {
+    const signal = signalOf(options);
+    if (ids === null || typeof ids !== "object" || !(Symbol.asyncIterator in ids || Symbol.iterator in ids)) {
+      throw invalidInput(`decodeStream takes an iterable or async iterable of ids, not ${ids === null ? "null" : typeof ids}`);
+    }
+    const decoder = this.decoder();
+    try {
+      for await (const chunk of ids) {
+        if (signal?.aborted) throw abortError(signal);
+        const text = await decoder.write(chunk);
+        if (text) yield text;
+      }
+      const rest = await decoder.flush();
+      if (rest) yield rest;
+    } finally {
+      if (!this.disposed) await decoder.close();
+    }
+  }
+
   /** A streaming decoder; throws DisposedError at once if this tokenizer was disposed. */
   decoder() {
     if (this.disposed) throw disposedError(this.encoding);
     return new StreamDecoder(this);
+  }
+
+  /** One chat request: messages and options cross as JSON text (the OpenAI family's model defaults to
+   * the one this tokenizer was created with). */
+  chatCall(op, messages, options) {
+    if (options === null || typeof options !== "object") return Promise.reject(invalidInput(`options must be an object, not ${options === null ? "null" : typeof options}`));
+    let signal, args;
+    try {
+      signal = signalOf(options);
+      const { signal: _, ...rest } = options;
+      if (this.info.family !== "tokenizer.json" && rest.model === undefined && this.model !== undefined) rest.model = this.model;
+      if (messages === null || typeof messages !== "object" || typeof messages[Symbol.iterator] !== "function") {
+        throw invalidInput(`messages must be an array of { role, content } objects, not ${messages === null ? "null" : typeof messages}`);
+      }
+      args = { family: this.info.family, messages: jsonText(Array.from(messages), "messages"), options: jsonText(rest, "options") };
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.call(op, args, { signal });
+  }
+
+  /** Prompt tokens of a chat: OpenAI's documented count for the model (see bytepair.d.ts), or the
+   * length of applyChatTemplate's ids for a tokenizer.json. */
+  async countChat(messages, options = {}) {
+    return this.chatCall("countChat", messages, options);
+  }
+
+  /** The ids of a chat: the chat template's (tokenizer.json), or gpt-oss's harmony format. */
+  async encodeChat(messages, options = {}) {
+    return (await this.chatCall("encodeChat", messages, options)).ids;
+  }
+
+  /** A tokenizer.json's chat template applied: { ids, assistantMask?, text? } (see bytepair.d.ts). */
+  async applyChatTemplate(messages, options = {}) {
+    if (this.info.family !== "tokenizer.json") {
+      throw errorFrom({
+        name: "UnsupportedTokenizerError",
+        message: `the ${this.encoding} encoding has no chat template: use countChat (or encodeChat for gpt-oss) with a model`,
+      });
+    }
+    return this.chatCall("encodeChat", messages, options);
+  }
+
+  /** bytepair.analysis.analyze on this tokenizer and `compareWith` (see bytepair.d.ts): the report
+   * (the same JSON as Python's) and its Markdown. Asked for part by part (each tokenizer's summary,
+   * the fertility on the corpus, each vocabulary report), so `onProgress` can tell how far it is
+   * and other calls are answered between the parts. */
+  async analyze(options = {}) {
+    if (options === null || typeof options !== "object") throw invalidInput(`analyze takes an options object, not ${options === null ? "null" : typeof options}`);
+    const signal = signalOf(options);
+    const others = options.compareWith === undefined ? [] : [options.compareWith].flat();
+    for (const other of others) {
+      if (!(other instanceof Tokenizer)) throw invalidInput("compareWith must be a tokenizer from createTokenizer(), or an array of them");
+      if (other.disposed) throw disposedError(other.encoding);
+      if (other.backend !== this.backend) throw invalidInput("tokenizers compared must share a runtime: create them with the same assetsUrl");
+    }
+    const all = [this, ...others.filter((t, i) => t !== this && others.indexOf(t) === i)];
+    let corpus = options.corpus;
+    if (typeof corpus === "string") corpus = { text: corpus };
+    else if (corpus !== undefined && (corpus === null || typeof corpus !== "object" || Array.isArray(corpus))) {
+      throw invalidInput("corpus must be a string or an object of label -> text");
+    }
+    const { limit, onProgress } = options;
+    const steps = [
+      ...all.map((t) => ["tokenizer", [t], `summary of ${t.encoding}`]),
+      ...(corpus ? [["fertility", all, "fertility on the corpus"]] : []),
+      ...all.map((t) => ["vocabulary", [t], `vocabulary of ${t.encoding}`]),
+    ];
+    const parts = { tokenizer: [], fertility: undefined, vocabulary: [] };
+    for (const [index, [part, toks, step]] of steps.entries()) {
+      onProgress?.({ done: index, total: steps.length + 1, step });
+      const names = toks.map((t) => t.key);
+      const value = await this.call("analyze", { part, names, corpus: part === "tokenizer" ? undefined : corpus, limit }, { signal });
+      if (part === "fertility") parts.fertility = value;
+      else parts[part].push(value);
+    }
+    const report = { tokenizers: parts.tokenizer };
+    if (corpus) report.fertility = parts.fertility;
+    report.vocabulary = parts.vocabulary;
+    onProgress?.({ done: steps.length, total: steps.length + 1, step: "Markdown" });
+    const markdown = await this.call("analysisMarkdown", { report: JSON.stringify(report) }, { signal });
+    onProgress?.({ done: steps.length + 1, total: steps.length + 1, step: "done" });
+    return { report, markdown };
   }
 
   /** Live objects and memory of the runtime (diagnostics: a leak shows as growth between two calls). */
@@ -393,5 +703,190 @@ class Tokenizer {
       this.backend.request("close", { encoding: this.key }).catch(() => {}); // forget it unless shared
     }
     this.onDispose();
+  }
+}
+
+// ---- Training -------------------------------------------------------------------------------------
+
+/** A tokenizer trained by train(): a tokenizer.json tokenizer like any other, plus its file. */
+class TrainedTokenizer extends Tokenizer {
+  #json;
+
+  constructor(backend, info, onDispose, json, merges) {
+    super(backend, info, onDispose);
+    this.#json = json;
+    this.merges = merges; // how many merges were learned
+  }
+
+  /** The tokenizer.json as an object, so that JSON.stringify(tok) writes the file. */
+  toJSON() {
+    return JSON.parse(this.#json);
+  }
+
+  /** The tokenizer.json text (indented, as Python's Tokenizer.save writes it): save it to a file or a Blob. */
+  save() {
+    return this.#json;
+  }
+}
+
+/** Characters per training request for string texts, bytes read per slice of a Blob. */
+const TRAIN_SLICE_CHARS = 1 << 18;
+
+/** A line with its line end, as Python's open(newline="") (and so `bytepair train FILE`) reads a file. */
+const LINE = /[^\r\n]*(?:\r\n|\r|\n)/gy;
+
+function countTexts(texts) {
+  const what = texts === null ? "null" : Array.isArray(texts) ? "an array" : typeof texts;
+  if (typeof texts === "string") return [texts];
+  if (!Array.isArray(texts) || texts.length === 0) {
+    throw invalidInput(`train takes a string, an array of strings or an array of Blobs/Files, not ${what === "an array" ? "an empty array" : what}`);
+  }
+  const isBlob = (t) => typeof Blob !== "undefined" && t instanceof Blob;
+  const kind = isBlob(texts[0]) ? "Blob" : "string";
+  texts.forEach((t, i) => {
+    if (kind === "Blob" ? !isBlob(t) : typeof t !== "string") {
+      throw invalidInput(`texts[${i}] is ${t === null ? "null" : typeof t}: give all strings or all Blobs/Files`);
+    }
+  });
+  return texts;
+}
+
+/** Batches of texts to count, with progress: { texts, done, total } in characters (strings) or bytes
+ * (Blobs, read line by line, line ends kept, as the `bytepair train` command reads files). */
+async function* trainingBatches(texts) {
+  if (typeof texts[0] === "string") {
+    const total = texts.reduce((n, t) => n + t.length, 0);
+    let batch = [];
+    let size = 0;
+    let done = 0;
+    for (const text of texts) {
+      batch.push(text);
+      size += text.length;
+      if (size >= TRAIN_SLICE_CHARS) {
+        done += size;
+        yield { texts: batch, done, total };
+        batch = [];
+        size = 0;
+      }
+    }
+    if (batch.length) yield { texts: batch, done: total, total };
+    return;
+  }
+  const total = texts.reduce((n, b) => n + b.size, 0);
+  let done = 0;
+  for (const blob of texts) {
+    const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+    let rest = "";
+    for (let at = 0; at < blob.size || rest; at += TRAIN_SLICE_CHARS) {
+      const last = at + TRAIN_SLICE_CHARS >= blob.size;
+      let text;
+      try {
+        const bytes = at < blob.size ? new Uint8Array(await blob.slice(at, at + TRAIN_SLICE_CHARS).arrayBuffer()) : new Uint8Array();
+        text = rest + decoder.decode(bytes, { stream: !last });
+      } catch {
+        throw errorFrom({ name: "InputDecodeError", message: `${blob.name || "a Blob"} is not UTF-8 text; convert it to UTF-8 first` });
+      }
+      const lines = [];
+      LINE.lastIndex = 0;
+      let end = 0;
+      for (let m; (m = LINE.exec(text)) !== null && m[0];) {
+        // A "\r" at the end of a slice may be the first half of "\r\n": keep it for the next slice.
+        if (!last && LINE.lastIndex === text.length && text.endsWith("\r")) break;
+        lines.push(m[0]);
+        end = LINE.lastIndex;
+      }
+      rest = text.slice(end);
+      if (last && rest) {
+        lines.push(rest); // the last line, without a line end
+        rest = "";
+      }
+      done = Math.min(total, done + Math.min(TRAIN_SLICE_CHARS, Math.max(0, blob.size - at)));
+      if (lines.length) yield { texts: lines, done, total };
+      if (last) break;
+    }
+  }
+}
+
+function trainOptions(options) {
+  if (options === null || typeof options !== "object") throw invalidInput(`train options must be an object, not ${options === null ? "null" : typeof options}`);
+  const { vocabSize, pattern, specialTokens, minFrequency, onProgress, name } = options;
+  if (!Number.isInteger(vocabSize) || vocabSize < 1) throw invalidInput(`vocabSize must be a positive whole number (e.g. 8000), not ${vocabSize}`);
+  if (pattern !== undefined && (typeof pattern !== "string" || !pattern)) throw invalidInput("pattern must be an encoding name (\"o200k_base\", \"gpt2\", ...) or a regex string");
+  if (specialTokens !== undefined && (!Array.isArray(specialTokens) || !specialTokens.every((t) => typeof t === "string"))) {
+    throw invalidInput("specialTokens must be an array of strings");
+  }
+  if (minFrequency !== undefined && (!Number.isInteger(minFrequency) || minFrequency < 0)) throw invalidInput(`minFrequency must be a whole number >= 0, not ${minFrequency}`);
+  if (onProgress !== undefined && typeof onProgress !== "function") throw invalidInput("onProgress must be a function");
+  if (name !== undefined && typeof name !== "string") throw invalidInput("name must be a string");
+  return { vocabSize, pattern, specialTokens: specialTokens ?? [], minFrequency: minFrequency ?? 0, onProgress, name: name ?? "trained" };
+}
+
+/** Train a byte-level BPE tokenizer (Hugging Face's merges and ids, as Python's bytepair.train) on a
+ * string, an array of strings, or Blobs/Files (read line by line). Options: vocabSize, pattern,
+ * specialTokens, minFrequency, onProgress({ phase, done, total, merges }), signal, name, assetsUrl.
+ * In browsers it runs in a worker of its own, so the page's tokenizers keep answering and an abort
+ * stops it at once; under Node it runs in the calling thread (an abort is seen between slices of
+ * counting, and while merging only if onProgress itself aborts). */
+export async function train(texts, options = {}) {
+  const opts = trainOptions(options);
+  const signal = signalOf(options);
+  const sources = countTexts(texts);
+  if (signal?.aborted) throw abortError(signal);
+  const assetsUrl = normaliseAssets(options.assetsUrl);
+  const own = !(IS_NODE || typeof Worker === "undefined");
+  let slot = own ? null : acquire(assetsUrl, {});
+  let backend = own ? new WorkerBackend(assetsUrl, {}) : slot.backend;
+  const worker = own ? backend : null; // this training's own worker
+  let adopted = false; // ... kept as the runtime of the page (and of the trained tokenizer)
+  let stopped = false;
+  const onAbort = () => {
+    stopped = true;
+    if (worker && !adopted) worker.close(); // ends the worker mid-merge; its pending request rejects
+  };
+  signal?.addEventListener("abort", onAbort, { once: true });
+  let handle;
+  try {
+    await backend.ready;
+    handle = await backend.request("trainOpen", { pattern: opts.pattern });
+    for await (const batch of trainingBatches(sources)) {
+      if (stopped) throw abortError(signal);
+      await backend.request("trainFeed", { handle, texts: batch.texts });
+      opts.onProgress?.({ phase: "counting", done: batch.done, total: batch.total, merges: [] });
+    }
+    if (stopped) throw abortError(signal);
+    const args = { handle, vocabSize: opts.vocabSize, specialTokens: opts.specialTokens, minFrequency: opts.minFrequency };
+    const onEvent = (event) => {
+      if (!stopped) opts.onProgress?.(event);
+      return stopped || Boolean(signal?.aborted);
+    };
+    const result = await backend.request("trainFinish", args, [], onEvent);
+    handle = undefined;
+    if (stopped || signal?.aborted) throw abortError(signal);
+    if (own) {
+      // The trained tokenizer stays in this worker if the page has no runtime yet, else moves to it.
+      const shared = backends.get(assetsUrl);
+      if (shared && !shared.backend.closed) {
+        backend.close();
+        slot = acquire(assetsUrl, {});
+        backend = slot.backend;
+        await backend.ready;
+      } else {
+        slot = { backend, users: 1 };
+        backends.set(assetsUrl, slot);
+        adopted = true;
+      }
+    }
+    const info = await backend.request("open", { tokenizerJson: result.json, name: opts.name });
+    const done = slot;
+    slot = null; // the tokenizer holds it now
+    return new TrainedTokenizer(done.backend, info, () => release(assetsUrl, done), result.json, result.merges);
+  } catch (err) {
+    if (stopped || signal?.aborted) throw abortError(signal);
+    throw err;
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+    if (handle !== undefined && !backend.closed) backend.request("trainClose", { handle }).catch(() => {});
+    if (slot) release(assetsUrl, slot);
+    if (worker && !adopted) worker.close();
   }
 }

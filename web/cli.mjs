@@ -1,90 +1,69 @@
 #!/usr/bin/env node
-// Command line for Node (and a demonstration that the module runs outside browsers):
-//   node web/cli.mjs count FILE [--encoding NAME | --model NAME | --tokenizer NAME | --tokenizer-json PATH]
-//                               [--allow-special TOKEN|all] [--special-as-text]
-//   node web/cli.mjs encode FILE ...     (prints a JSON array of ids)
-//   node web/cli.mjs decode FILE ...     (reads a JSON array of ids, prints text)
-// FILE "-" (or none) reads standard input. Assets: dist/ next to web/ (build it with `make bundle`),
-// or --assets DIR. Exit codes as in the Python CLI: 0 ok, 1 rejected input, 2 usage.
-import { readFile } from "node:fs/promises";
-import { pathToFileURL } from "node:url";
-import { parseArgs } from "node:util";
+// `npx bytepair`: the command line of the npm package, for Node >= 20.
+//
+//   npx bytepair count FILE            npx bytepair encode --format lines FILE
+//   npx bytepair decode IDS.json       npx bytepair inspect -m gpt-4o FILE      npx bytepair list
+//
+// Why it runs the Python CLI itself: this program is `bytepair.cli.main` from the very core the
+// bundle ships, started in Pyodide, so its commands, flags, messages and exit codes are the Python
+// CLI's by construction (`bytepair --help` documents them), and files are read as bytes the same
+// way (CRLF kept, invalid UTF-8 refused with the byte offset). Only the glue is here: the host's
+// directories are mounted at their own paths so that FILE arguments mean what they mean in the
+// shell, and every rank file is installed (verified against the manifest) before the command runs.
+// Assets: the directory of this file when it holds manifest.json (the npm package, dist/), else
+// ../dist/ (a repository checkout); BYTEPAIR_ASSETS=DIR overrides both.
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
-const USAGE = "usage: node web/cli.mjs count|encode|decode [FILE ...] [--encoding NAME | --model NAME | --tokenizer NAME | " +
-  "--tokenizer-json PATH] [--allow-special TOKEN] [--special-as-text] [--assets DIR]";
+/** Pyodide's own top-level directories, which the host's must not cover. */
+const PYODIDE_DIRS = new Set(["lib", "lib64", "dev", "proc", "sys", "bytepair-data"]);
 
-async function readInput(path) {
-  if (path === "-") {
-    const chunks = [];
-    for await (const chunk of process.stdin) chunks.push(chunk);
-    return Buffer.concat(chunks).toString("utf8");
+function assetsDir() {
+  if (process.env.BYTEPAIR_ASSETS) return process.env.BYTEPAIR_ASSETS;
+  const here = dirname(fileURLToPath(import.meta.url));
+  return existsSync(join(here, "manifest.json")) ? here : join(here, "..", "dist");
+}
+
+/** Mount each top-level host directory at the same path inside Pyodide (POSIX hosts). */
+function mountHost(pyodide) {
+  const { FS } = pyodide;
+  for (const name of readdirSync("/")) {
+    if (PYODIDE_DIRS.has(name)) continue;
+    try {
+      if (!statSync(`/${name}`).isDirectory()) continue;
+      FS.mkdirTree(`/${name}`);
+      FS.mount(FS.filesystems.NODEFS, { root: `/${name}` }, `/${name}`);
+    } catch {
+      // unreadable, or busy in Pyodide: files there cannot be named on the command line
+    }
   }
-  return readFile(path, "utf8");
+}
+
+function write(stream, data) {
+  return new Promise((resolve) => {
+    if (!data.length) return resolve();
+    stream.write(data, () => resolve());
+  });
 }
 
 async function main() {
-  let parsed;
+  const dir = assetsDir();
+  const { Runtime } = await import(pathToFileURL(join(dir, "runtime.mjs")).href);
+  let runtime;
   try {
-    parsed = parseArgs({
-      allowPositionals: true,
-      options: {
-        encoding: { type: "string", short: "e" },
-        model: { type: "string", short: "m" },
-        tokenizer: { type: "string", short: "t" },
-        "tokenizer-json": { type: "string" },
-        "allow-special": { type: "string", multiple: true, default: [] },
-        "special-as-text": { type: "boolean", default: false },
-        assets: { type: "string" },
-      },
-    });
+    runtime = await Runtime.load({ assetsUrl: pathToFileURL(dir + "/").href });
+    await Promise.all(Object.keys(runtime.manifest.encodings).map((name) => runtime.ensureEncoding(name)));
   } catch (err) {
-    console.error(`bytepair: ${err.message}\n${USAGE}`);
-    return 2;
-  }
-  const { values, positionals } = parsed;
-  const [command, ...files] = positionals;
-  if (!["count", "encode", "decode"].includes(command)) {
-    console.error(USAGE);
-    return 2;
-  }
-  const assetsUrl = values.assets ? pathToFileURL(values.assets.replace(/\/?$/, "/")).href : new URL("../dist/", import.meta.url).href;
-  const { createTokenizer } = await import(new URL("bytepair.mjs", assetsUrl).href);
-  const policy = values["special-as-text"]
-    ? { disallowedSpecial: [] }
-    : { allowedSpecial: values["allow-special"].includes("all") ? "all" : values["allow-special"] };
-  let tok;
-  try {
-    const which = values.model !== undefined ? { model: values.model }
-      : values.tokenizer !== undefined ? { tokenizer: values.tokenizer }
-      : values["tokenizer-json"] !== undefined ? { tokenizerJson: pathToFileURL(values["tokenizer-json"]) }
-      : {};
-    if (values.encoding !== undefined) which.encoding = values.encoding; // with another choice: a usage error
-    tok = await createTokenizer({ ...which, assetsUrl });
-  } catch (err) {
-    console.error(`bytepair: ${err.message}`);
-    const usage = ["UnknownEncodingError", "UnknownModelError", "UnknownTokenizerError", "InvalidInputError"];
-    return usage.includes(err.name) ? 2 : 1;
-  }
-  try {
-    const inputs = files.length ? files : ["-"];
-    for (const path of inputs) {
-      const text = await readInput(path);
-      const label = inputs.length > 1 ? `\t${path}` : "";
-      if (command === "count") process.stdout.write(`${await tok.count(text, policy)}${label}\n`);
-      else if (command === "encode") process.stdout.write(JSON.stringify(Array.from(await tok.encode(text, policy))) + "\n");
-      else process.stdout.write(await tok.decode(JSON.parse(text)));
-    }
-    return 0;
-  } catch (err) {
-    if (err.name === "DisallowedSpecialTokenError") {
-      console.error("bytepair: the input contains a special token; pass --allow-special TOKEN (or all), or --special-as-text");
-    } else {
-      console.error(`bytepair: ${err.message}`);
-    }
+    process.stderr.write(`bytepair: ${err.message}\n`);
     return 1;
-  } finally {
-    tok.dispose();
   }
+  if (process.platform !== "win32") mountHost(runtime.pyodide);
+  const { code, stdout, stderr } = runtime.call("run_cli", process.argv.slice(2), process.platform === "win32" ? null : process.cwd());
+  process.stdout.on("error", () => {}); // a closed pipe (`| head`): the output is simply not wanted
+  await write(process.stderr, stderr);
+  await write(process.stdout, stdout);
+  return code;
 }
 
 process.exitCode = await main();

@@ -6,20 +6,29 @@
 // modules, the memory snapshot that already holds bytepair imported, the first encoding's ranks)
 // with byte-level progress and check each one's size and sha256 against the manifest; nothing runs
 // before every check has passed. In browsers a fetch shim hands Pyodide the verified wasm and stdlib
-// and refuses any other origin, so nothing comes from a CDN; packages are never loaded by name.
+// and refuses any other origin, so nothing comes from a CDN; packages load by name only from the
+// bundle's own lock file (jinja2 when chat is first used: loadPackages).
+//
+// Warm starts: once a page has built its first encoding, the worker takes a memory snapshot of the
+// whole runtime (Python started, bytepair imported, that encoding's ranks built) and keeps it in the
+// origin private file system (see RuntimeSnapshots), so the next page of the origin restores it
+// instead of the shipped snapshot and skips both the ranks' download and their build.
+//
+// Progress: { loaded, total, phase } with phase "fetching" while bytes arrive, then "compiling"
+// (the wasm module), "starting" (Python, from a snapshot), "ranks" (building the first encoding or
+// tokenizer) and "ready".
 
 const IS_NODE = typeof process === "object" && typeof process.versions?.node === "string" &&
   typeof globalThis.WorkerGlobalScope === "undefined" && typeof globalThis.window === "undefined";
 
+import { errorFrom } from "./errors.mjs";
+import { decodeSnapshot, encodeSnapshot, storedLength } from "./snapshot.mjs";
+
 const DATA_DIR = "/bytepair-data";
 
-export class BytepairError extends Error {
-  /** `token`: the special token a DisallowedSpecialTokenError is about (else undefined). */
-  constructor(name, message, token = undefined) {
-    super(message);
-    this.name = name;
-    if (token !== undefined && token !== null) this.token = token;
-  }
+/** An error of the class `name` names (see errors.mjs). */
+function bpError(name, message, token = undefined) {
+  return errorFrom({ name, message, token });
 }
 
 function hex(buffer) {
@@ -52,7 +61,7 @@ class AssetReader {
       try {
         bytes = new Uint8Array(await readFile(fileURLToPath(url)));
       } catch (err) {
-        throw new BytepairError("AssetError", `cannot read ${path} from ${this.base}: ${err.message}. Run \`make bundle\` to build the assets.`);
+        throw bpError("AssetError", `cannot read ${path} from ${this.base}: ${err.message}. Pass assetsUrl where bytepair's dist/ is served, or build it with \`make bundle\`.`);
       }
       onBytes(bytes.length);
       return bytes;
@@ -61,9 +70,9 @@ class AssetReader {
     try {
       response = await fetch(url);
     } catch (err) {
-      throw new BytepairError("AssetError", `cannot fetch ${url}: ${err.message}`);
+      throw bpError("AssetError", `cannot fetch ${url}: ${err.message}`);
     }
-    if (!response.ok) throw new BytepairError("AssetError", `cannot fetch ${url}: HTTP ${response.status}`);
+    if (!response.ok) throw bpError("AssetError", `cannot fetch ${url}: HTTP ${response.status}`);
     if (keep) {
       keep.response = response;
       response = response.clone();
@@ -107,7 +116,7 @@ class VerifiedLoader {
 
   entry(path) {
     const entry = this.manifest.files[path];
-    if (!entry) throw new BytepairError("AssetError", `${path} is not in manifest.json; rebuild with \`make bundle\``);
+    if (!entry) throw bpError("AssetError", `${path} is not in manifest.json; rebuild with \`make bundle\``);
     return entry;
   }
 
@@ -121,8 +130,9 @@ class VerifiedLoader {
     this.report();
   }
 
-  report() {
-    if (this.onProgress) this.onProgress({ loaded: this.loaded, total: this.total });
+  report(phase = "fetching") {
+    this.phase = phase;
+    if (this.onProgress) this.onProgress({ loaded: this.loaded, total: this.total, phase });
   }
 
   async load(path, keep = null) {
@@ -136,7 +146,7 @@ class VerifiedLoader {
     const digest = await sha256(bytes);
     this.fileTimings[path] = { fetchMs: t1 - t0, checkMs: performance.now() - t1 };
     if (bytes.length !== entry.size || digest !== entry.sha256) {
-      throw new BytepairError(
+      throw bpError(
         "IntegrityError",
         `${path} failed its integrity check (expected ${entry.size} bytes with sha256 ${entry.sha256}, ` +
           `got ${bytes.length} bytes with sha256 ${digest}); the file is corrupt or stale: rebuild or redeploy the assets`,
@@ -148,131 +158,111 @@ class VerifiedLoader {
 
 const MIME = { ".wasm": "application/wasm", ".json": "application/json", ".zip": "application/zip", ".mjs": "text/javascript" };
 
-/** In browsers: answer Pyodide's fetches of verified assets (bytes, or a verified response kept
- * whole) from memory; refuse every other origin. */
-function installFetchShim(served) {
+/** In browsers: answer Pyodide's fetches of verified assets ({ bytes }, and a verified response
+ * kept whole for the first ask) from memory; refuse every origin but the assets' own (which is not the worker's when the
+ * page started it from a blob: URL to embed a bundle served elsewhere). */
+function installFetchShim(served, assetsBase) {
   const realFetch = globalThis.fetch.bind(globalThis);
+  const allowed = new URL(assetsBase).origin;
   globalThis.fetch = async (input, init) => {
     const raw = input instanceof URL ? input.href : typeof input === "string" ? input : input.url;
-    const url = new URL(raw, globalThis.location?.href).href;
-    const asset = served.get(url);
-    if (asset instanceof Response) {
-      served.delete(url); // a body can be read once; later asks get the bytes below
-      return asset;
+    const url = new URL(raw, assetsBase).href;
+    const { response, bytes: asset } = served.get(url) ?? {};
+    if (response) {
+      served.set(url, { bytes: asset }); // a body can be read once; later asks get the bytes
+      return response;
     }
     if (asset) {
       const type = MIME[url.slice(url.lastIndexOf("."))] ?? "application/octet-stream";
       return new Response(asset, { headers: { "Content-Type": type } });
     }
-    if (globalThis.location && new URL(url).origin !== globalThis.location.origin) {
-      throw new BytepairError("AssetError", `bytepair never fetches from another origin (asked for ${url})`);
+    if (new URL(url).origin !== allowed) {
+      throw bpError("AssetError", `bytepair never fetches from another origin (asked for ${url})`);
     }
     return realFetch(input, init);
   };
 }
 
-/** Decompress a gzip'd asset (the memory snapshot): DecompressionStream in browsers, zlib in Node. */
-async function gunzip(bytes) {
-  if (IS_NODE) return new Uint8Array((await import("node:zlib")).gunzipSync(bytes));
-  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
+/** The origin private file system's folder, in browsers' dedicated workers (where synchronous
+ * access handles exist); null everywhere else (Node, a page's main thread, browsers without it). */
+async function privateFolder() {
+  if (IS_NODE || typeof globalThis.FileSystemSyncAccessHandle === "undefined") return null;
+  return navigator.storage.getDirectory();
 }
 
-/** Pyodide's memory snapshot is stored sparse: 64 KiB pages that are all zero (nearly half of the
- * 31 MB) are left out. Layout (little-endian): "BPSNAP1\0", u32 full length, u32 page count, a bitmap
- * with one bit per page (1 = stored), then the stored pages in order. Expanding is one copy per page. */
-const PAGE = 65536;
-
-/** The byte length a sparse snapshot must have, from its header (-1 if the header is not ours). */
-function sparseLength(sparse) {
-  if (sparse.length < 16 || new TextDecoder().decode(sparse.subarray(0, 7)) !== "BPSNAP1") return -1;
-  const view = new DataView(sparse.buffer, sparse.byteOffset, sparse.byteLength);
-  const length = view.getUint32(8, true);
-  const pages = view.getUint32(12, true);
-  const bitmap = sparse.subarray(16, 16 + Math.ceil(pages / 8));
-  let size = 16 + bitmap.length;
-  for (let page = 0; page < pages; page++) {
-    if (bitmap[page >> 3] & (1 << (page & 7))) size += Math.min(PAGE, length - page * PAGE);
+async function readWhole(folder, name) {
+  const access = await (await folder.getFileHandle(name)).createSyncAccessHandle();
+  try {
+    const bytes = new Uint8Array(access.getSize());
+    return access.read(bytes, { at: 0 }) === bytes.length ? bytes : null;
+  } finally {
+    access.close();
   }
-  return size;
 }
 
-function expandSnapshot(sparse) {
-  const view = new DataView(sparse.buffer, sparse.byteOffset, sparse.byteLength);
-  if (sparseLength(sparse) !== sparse.length) {
-    throw new BytepairError("AssetError", "the memory snapshot is not in bytepair's sparse format; rebuild with `make bundle`");
-  }
-  const length = view.getUint32(8, true);
-  const pages = view.getUint32(12, true);
-  const bitmap = sparse.subarray(16, 16 + Math.ceil(pages / 8));
-  const raw = new Uint8Array(length);
-  let offset = 16 + bitmap.length;
-  for (let page = 0; page < pages; page++) {
-    if (!(bitmap[page >> 3] & (1 << (page & 7)))) continue;
-    const start = page * PAGE;
-    const size = Math.min(PAGE, length - start);
-    raw.set(sparse.subarray(offset, offset + size), start);
-    offset += size;
-  }
-  return raw;
-}
+/** Memory snapshots of a fully started runtime, kept per origin in the origin private file system:
+ * `bytepair-runtime-<key>.bin` (web/snapshot.mjs's stored form) and `.json` beside it, written last,
+ * saying its size, sha256 and which encodings are built in it. The key is the sha256 of the
+ * bundle's manifest.json, so a new bundle never meets an old snapshot (old ones are removed when a
+ * new one is stored). Before use the file's size and sha256 must match its .json, and the caller
+ * falls back to the shipped snapshot if restoring it fails anyway; a file that fails either way is
+ * removed. Why OPFS: a synchronous access handle reads tens of MB in a few milliseconds. */
+const RuntimeSnapshots = {
+  prefix: "bytepair-runtime-",
 
-/** The decompressed (still sparse) memory snapshot, kept in the origin private file system (browsers'
- * workers only; a miss everywhere else). Why OPFS and not Cache Storage: a synchronous access handle
- * reads the 17 MB straight into memory in a few milliseconds, where a Cache Storage body takes a few
- * hundred on this machine. The file is named after the compressed file's sha256, which the manifest
- * pins, so a new build never meets a stale file; the bytes were checked before they were stored,
- * are written under a temporary name and renamed when complete, and their length is checked again
- * on reading, so a write cut short is never used. */
-const SnapshotCache = {
-  prefix: "bytepair-snapshot-",
-  name(sha256) {
-    return `${this.prefix}${sha256}.bin`;
-  },
-  async directory() {
-    if (IS_NODE || typeof globalThis.FileSystemSyncAccessHandle === "undefined") return null;
-    return navigator.storage.getDirectory();
-  },
-  async get(sha256) {
+  /** { stored, meta } for `key`, verified; null if there is none (or no storage) or it is unsound. */
+  async get(key) {
+    let folder;
     try {
-      const dir = await this.directory();
-      if (!dir) return null;
-      const access = await (await dir.getFileHandle(this.name(sha256))).createSyncAccessHandle();
-      try {
-        const bytes = new Uint8Array(access.getSize());
-        return access.read(bytes, { at: 0 }) === bytes.length && sparseLength(bytes) === bytes.length ? bytes : null;
-      } finally {
-        access.close();
+      folder = await privateFolder();
+      if (!folder) return null;
+      const meta = JSON.parse(new TextDecoder().decode(await readWhole(folder, `${this.prefix}${key}.json`)));
+      const stored = await readWhole(folder, `${this.prefix}${key}.bin`);
+      if (stored && stored.length === meta.size && storedLength(stored) === stored.length && (await sha256(stored)) === meta.sha256) {
+        return { stored, meta };
       }
     } catch {
-      return null; // not stored yet, storage unavailable, or another tab holds the file: decompress
+      return null; // none stored yet, no storage, or another tab holds the file
+    }
+    await this.forget(key, folder);
+    return null;
+  },
+
+  async forget(key, folder = null) {
+    try {
+      folder ??= await privateFolder();
+      for (const ext of [".json", ".bin"]) await folder?.removeEntry(`${this.prefix}${key}${ext}`).catch(() => {});
+    } catch {
+      // nothing to remove
     }
   },
-  /** Get ready to store a snapshot: clear old ones, open a new file. Done while the snapshot is
-   * still downloading, so that storing it later is one synchronous write and a rename, finished
-   * before Pyodide starts (a page may be closed right after its first answer). Resolves to a
-   * function that stores the bytes (or, given nothing, just lets the file go), or to null. */
-  async writer(sha256) {
+
+  /** Store `stored` under `key` (any other key's files are removed first); false if not stored. */
+  async put(key, stored, meta) {
     try {
-      const dir = await this.directory();
-      if (!dir) return null;
+      const folder = await privateFolder();
+      if (!folder) return false;
       const old = [];
-      for await (const name of dir.keys()) if (name.startsWith(this.prefix)) old.push(name);
-      for (const name of old) await dir.removeEntry(name); // one snapshot is enough
-      const partial = await dir.getFileHandle(`${this.name(sha256)}.partial`, { create: true });
-      const access = await partial.createSyncAccessHandle();
-      return async (sparse) => {
+      for await (const name of folder.keys()) if (name.startsWith(this.prefix)) old.push(name);
+      for (const name of old) await folder.removeEntry(name);
+      const write = async (name, bytes) => {
+        const partial = await folder.getFileHandle(`${name}.partial`, { create: true });
+        const access = await partial.createSyncAccessHandle();
         try {
-          if (!sparse) return; // the download failed: close the file, leave no half snapshot
           access.truncate(0);
-          access.write(sparse, { at: 0 });
+          if (access.write(bytes, { at: 0 }) !== bytes.length) throw new Error("short write");
+          access.flush();
         } finally {
           access.close();
         }
-        await partial.move(this.name(sha256));
+        await partial.move(name);
       };
+      await write(`${this.prefix}${key}.bin`, stored);
+      const full = { ...meta, size: stored.length, sha256: await sha256(stored) };
+      await write(`${this.prefix}${key}.json`, new TextEncoder().encode(JSON.stringify(full)));
+      return true;
     } catch {
-      return null; // storage unavailable, or another tab is storing it
+      return false; // storage full or unavailable, or another tab is storing one
     }
   },
 };
@@ -288,82 +278,114 @@ async function importVerified(reader, path, bytes) {
 export class Runtime {
   /** Start Pyodide with bytepair; `firstEncoding`'s ranks are fetched in the same progress count.
    *
-   * The steps overlap: every asset is fetched at once, the snapshot is decompressed as soon as it
-   * has arrived and passed its check, and Pyodide's JavaScript is imported meanwhile; Pyodide
-   * starts when all of that is done. */
+   * The steps overlap: every asset is fetched at once, the origin's stored runtime snapshot (if
+   * any) is read and checked meanwhile, and Pyodide's JavaScript is imported meanwhile; Pyodide
+   * starts when all of that is done. With a stored runtime snapshot neither the shipped snapshot
+   * nor the ranks built in it are fetched; if restoring it fails, the start falls back to them. */
   static async load({ assetsUrl, onProgress, firstEncoding, firstTokenizer }) {
     const started = performance.now();
     const mark = (name) => (timings[name] = performance.now() - started);
     const timings = {};
     const reader = new AssetReader(assetsUrl);
-    const manifest = JSON.parse(new TextDecoder().decode(await reader.read("manifest.json")));
+    const manifestBytes = await reader.read("manifest.json");
+    const manifest = JSON.parse(new TextDecoder().decode(manifestBytes));
     const loader = new VerifiedLoader(reader, manifest, onProgress);
     const files = manifest.runtime;
-    // The snapshot already holds the imported package, so the wheel is not needed at run time.
-    // Decompressed once, it is kept in the origin private file system (named by its sha256), so
-    // later starts skip both its download and the quarter second that decompressing it takes.
-    const snapshotSha = manifest.files[manifest.snapshot].sha256;
-    const cached = SnapshotCache.get(snapshotSha); // alongside the fetches
-    const firstData = (firstEncoding && manifest.encodings[firstEncoding]?.file) ||
-      (firstTokenizer && manifest.tokenizers?.[firstTokenizer]?.file);
     const startFiles = Object.values(files);
-    loader.expect(firstData ? [...startFiles, firstData] : startFiles);
-
+    loader.expect(startFiles);
     const wasm = {};
     const bytes = Object.fromEntries(startFiles.map((p) => [p, loader.load(p, p === files.wasm ? wasm : null)]));
-    const prefetched = new Map(firstData ? [[firstData, loader.load(firstData)]] : []);
-    for (const promise of prefetched.values()) promise.catch(() => {}); // reported when used
-    const sparse = cached.then((hit) => {
-      mark(hit ? "snapshot cache: hit" : "snapshot cache: miss");
-      if (hit) return hit;
-      const writer = SnapshotCache.writer(snapshotSha);
-      loader.expect([manifest.snapshot]);
-      bytes[manifest.snapshot] = loader.load(manifest.snapshot);
-      const keep = async (raw) => (await writer)?.(raw).catch(() => {}); // on failure: not kept
-      return bytes[manifest.snapshot].then(gunzip).then(
-        async (raw) => {
-          await keep(raw);
-          mark("snapshot stored");
-          return raw;
-        },
-        async (err) => {
-          await keep(null);
-          throw err;
-        },
-      );
-    });
-    const snapshot = sparse.then(expandSnapshot).then((raw) => (mark("snapshot"), raw));
     const modules = Promise.all([importVerified(reader, files.module, bytes), importVerified(reader, files.loader, bytes)]);
+
+    // The origin's own snapshot of a started runtime, if a page of this bundle stored one.
+    const key = await sha256(manifestBytes);
+    const warm = await RuntimeSnapshots.get(key);
+    mark(warm ? "runtime snapshot: hit" : "runtime snapshot: miss");
+    const built = new Set(warm?.meta.encodings ?? []);
+    const firstData = (firstEncoding && !built.has(firstEncoding) && manifest.encodings[firstEncoding]?.file) ||
+      (firstTokenizer && manifest.tokenizers?.[firstTokenizer]?.file);
+    const prefetched = new Map();
+    if (firstData) {
+      loader.expect([firstData]);
+      prefetched.set(firstData, loader.load(firstData));
+      prefetched.get(firstData).catch(() => {}); // reported when used
+    }
+    const shipped = () => {
+      loader.expect([manifest.snapshot]);
+      bytes[manifest.snapshot] ??= loader.load(manifest.snapshot);
+      return bytes[manifest.snapshot];
+    };
+    if (!warm) shipped();
+
     const [asm, { loadPyodide }] = await modules;
     mark("modules");
     const [wasmBytes, stdlib] = await Promise.all([bytes[files.wasm], bytes[files.stdlib]]);
-    await snapshot;
     await Promise.all(Object.values(bytes)); // every check passed before anything runs
     mark("fetched");
 
     const indexURL = reader.url(files.wasm.slice(0, files.wasm.lastIndexOf("/") + 1));
-    const options = {
-      indexURL: IS_NODE ? (await import("node:url")).fileURLToPath(indexURL) + "/" : indexURL,
-      lockFileContents: JSON.stringify(manifest.lock), // lists no packages: nothing loads by name
-      _loadSnapshot: snapshot,
-      stdout: () => {},
-      stderr: (msg) => console.warn("[bytepair/python]", msg),
-    };
+    let served = null;
     if (!IS_NODE) {
       // Pyodide fetches the wasm and the stdlib itself: hand it the verified copies.
-      installFetchShim(new Map([
-        [reader.url(files.wasm), wasm.response ?? wasmBytes],
-        [reader.url(files.stdlib), stdlib],
-      ]));
-      options.createPyodideModule = asm.default;
+      served = new Map([
+        [reader.url(files.wasm), { response: wasm.response, bytes: wasmBytes }],
+        [reader.url(files.stdlib), { bytes: stdlib }],
+      ]);
+      installFetchShim(served, reader.base);
     }
+    const boot = async (stored, makeSnapshots) => {
+      const snapshot = decodeSnapshot(stored, wasmBytes);
+      if (!snapshot) throw bpError("AssetError", "the memory snapshot is not in bytepair's format; rebuild with `make bundle`");
+      mark("snapshot");
+      loader.report("compiling");
+      const options = {
+        indexURL: IS_NODE ? (await import("node:url")).fileURLToPath(indexURL) + "/" : indexURL,
+        lockFileContents: JSON.stringify(manifest.lock), // lists the bundle's own wheels only: never a CDN
+        // The lock's file names are relative to the assets (loadPackages checks each file first).
+        packageBaseUrl: IS_NODE && reader.base.startsWith("file:") ? (await import("node:url")).fileURLToPath(reader.base) : reader.base,
+        _loadSnapshot: snapshot,
+        _makeSnapshot: makeSnapshots,
+        fsInit: async () => loader.report("starting"), // the wasm module is compiled by now
+        stdout: () => {},
+        stderr: (msg) => console.warn("[bytepair/python]", msg),
+      };
+      // Pyodide restores a snapshot into the memory the wasm module starts with (30 MiB); a snapshot
+      // of a runtime with its ranks built is larger, so grow the memory to its size first.
+      const heap = snapshot.length - new Uint32Array(snapshot.buffer, snapshot.byteOffset, 2)[1];
+      options.createPyodideModule = async (moduleArg) => {
+        const module = await asm.default(moduleArg);
+        if (module.HEAP8.length < heap && !module._emscripten_resize_heap(heap)) {
+          throw bpError("AssetError", `cannot grow WebAssembly memory to ${heap} bytes for the snapshot`);
+        }
+        return module;
+      };
+      return loadPyodide(options);
+    };
+
+    // Snapshots of this runtime can be stored only where the folder for them exists.
+    const canStore = (await privateFolder().catch(() => null)) !== null;
     const runtime = new Runtime(manifest, loader, timings, prefetched);
-    runtime.pyodide = await loadPyodide(options);
+    runtime.served = served; // loadPackages hands Pyodide verified wheels through it
+    if (warm) {
+      try {
+        runtime.pyodide = await boot(warm.stored, false);
+        for (const name of built) runtime.encodings.set(name, Promise.resolve(name));
+      } catch (err) {
+        mark("runtime snapshot: failed");
+        await RuntimeSnapshots.forget(key);
+        runtime.pyodide = null;
+      }
+    }
+    if (!runtime.pyodide) {
+      runtime.pyodide = await boot(await shipped(), canStore);
+      if (canStore) runtime.snapshotKey = key; // take one once the first encoding is built
+    }
     runtime.pyodide.FS.mkdirTree(DATA_DIR);
     const bridge = runtime.pyodide.pyimport("bytepair.web_bridge");
     runtime.dispatch = bridge.dispatch.copy(); // one proxy, kept: looking it up per call would make one each time
     bridge.destroy();
     runtime.call("use_verified_data_dir", DATA_DIR); // ensureEncoding checks every file it writes there
+    runtime.wasmModule = wasmBytes; // the verified pyodide.asm.wasm, which snapshots are stored against
     mark("started");
     return runtime;
   }
@@ -374,6 +396,35 @@ export class Runtime {
     this.prefetched = prefetched; // data file -> Promise<bytes> started during load()
     this.encodings = new Map(); // name -> Promise that resolves once its ranks are in place
     this.timings = timings; // milliseconds since load() began, for the benchmark page
+    this.snapshotKey = null; // set when a snapshot of this runtime should be stored
+    this.snapshotStored = Promise.resolve(-1); // see storeSnapshot
+  }
+
+  /** Store a snapshot of this runtime, fully started, for the origin's next page (see
+   * RuntimeSnapshots): once, right after the first encoding is built, before any text has been
+   * encoded. The memory is copied at once; encoding, hashing and writing it follow, and
+   * `snapshotStored` resolves when they are done (to the milliseconds taken, or -1 if nothing was
+   * stored). The worker answers the first `open` only then: a page may close right after its first
+   * answer, which would lose a snapshot still being written. */
+  storeSnapshot(encodings) {
+    const key = this.snapshotKey;
+    if (!key) return;
+    this.snapshotKey = null;
+    const t0 = performance.now();
+    let raw;
+    try {
+      raw = this.pyodide.makeMemorySnapshot();
+    } catch {
+      this.snapshotStored = Promise.resolve(-1); // Python held a JavaScript object it cannot save: skip
+      return;
+    }
+    this.snapshotStored = (async () => {
+      const stored = encodeSnapshot(raw, this.wasmModule);
+      raw = null;
+      const ms = (await RuntimeSnapshots.put(key, stored, { encodings })) ? performance.now() - t0 : -1;
+      this.timings["runtime snapshot: stored"] = ms;
+      return ms;
+    })().catch(() => -1);
   }
 
   /** The verified, gzip-compressed tokenizer.json of a tokenizer prepared at build time (fetched
@@ -382,7 +433,7 @@ export class Runtime {
     const info = typeof name === "string" ? this.manifest.tokenizers?.[name] : undefined;
     if (!info) {
       const known = Object.keys(this.manifest.tokenizers ?? {});
-      return Promise.reject(new BytepairError(
+      return Promise.reject(bpError(
         "UnknownTokenizerError",
         `unknown tokenizer ${JSON.stringify(name)}; prepared tokenizers: ${known.join(", ") || "none"} ` +
           "(any other loads from its tokenizer.json: createTokenizer({ tokenizerJson }))",
@@ -401,13 +452,49 @@ export class Runtime {
     return promise;
   }
 
+  /** Install packages that the bundle's lock file lists (with what they depend on) by Pyodide's own
+   * loadPackage, once: each wheel is first fetched and checked against the manifest, in the same
+   * progress count, and in browsers handed to Pyodide from memory. */
+  loadPackages(names) {
+    const key = names.join(" ");
+    this.packageLoads ??= new Map();
+    if (!this.packageLoads.has(key)) {
+      const promise = (async () => {
+        const locked = this.manifest.lock?.packages ?? {};
+        const files = [];
+        const visit = (name) => {
+          const entry = locked[name];
+          if (!entry) throw bpError("AssetError", `${name} is not in the bundle's lock file; rebuild with \`make bundle\``);
+          if (files.includes(entry.file_name) || this.pyodide.loadedPackages[entry.name]) return;
+          files.push(entry.file_name);
+          entry.depends.forEach(visit);
+        };
+        names.forEach(visit);
+        this.loader.expect(files);
+        const verified = await Promise.all(files.map((file) => this.loader.load(file)));
+        const urls = files.map((file) => this.loader.reader.url(file));
+        urls.forEach((url, i) => this.served?.set(url, { bytes: verified[i] }));
+        const failures = [];
+        try {
+          await this.pyodide.loadPackage(names, { messageCallback: () => {}, errorCallback: (m) => failures.push(m) });
+        } finally {
+          urls.forEach((url) => this.served?.delete(url));
+        }
+        if (failures.length) throw bpError("AssetError", `loading ${names.join(", ")} failed: ${failures.join("; ")}`);
+      })();
+      promise.catch(() => this.packageLoads.delete(key));
+      this.packageLoads.set(key, promise);
+    }
+    return this.packageLoads.get(key);
+  }
+
   /** Fetch (once) and install the ranks an encoding needs; resolves to its canonical name. */
   ensureEncoding(name) {
     if (!this.encodings.has(name)) {
       const promise = (async () => {
         const info = this.manifest.encodings[name];
         if (!info) {
-          throw new BytepairError(
+          throw bpError(
             "UnknownEncodingError",
             `unknown encoding '${name}'; known encodings: ${Object.keys(this.manifest.encodings).join(", ")}`,
           );
@@ -436,14 +523,20 @@ export class Runtime {
    * its own buffer, bytes a Uint8Array), or an error `{ name, message, token }` thrown here as a
    * BytepairError. No Python object outlives the call. */
   call(fn, ...args) {
+    const builds = fn === "encoding_info" || fn === "load_tokenizer_json";
+    if (builds && this.loader.phase !== "ready") this.loader.report("ranks");
     const answer = this.dispatch(fn, ...args);
+    if (builds && this.loader.phase !== "ready") {
+      this.loader.report("ready");
+      if (fn === "encoding_info") this.storeSnapshot([args[0]]);
+    }
     let out;
     try {
       out = answer.toJs({ dict_converter: Object.fromEntries, create_pyproxies: false });
     } finally {
       answer.destroy();
     }
-    if (out.error) throw new BytepairError(out.error.name, out.error.message, out.error.token);
+    if (out.error) throw bpError(out.error.name, out.error.message, out.error.token);
     return out.value;
   }
 

@@ -1,7 +1,8 @@
 // Executes tokenizer requests against the runtime: argument marshalling only. It runs inside the
 // Web Worker in browsers and in-process under Node; results are plain values or typed arrays (each
 // with a buffer of its own, copied out of wasm memory) that can be transferred without copying.
-import { BytepairError, Runtime } from "./runtime.mjs";
+import { errorFrom } from "./errors.mjs";
+import { Runtime } from "./runtime.mjs";
 
 /** Ids from JavaScript to the Python bridge: typed arrays travel as raw bytes plus their kind. */
 function idsArg(ids) {
@@ -32,10 +33,39 @@ export class TokenizerService {
 
   constructor(runtime) {
     this.runtime = runtime;
+    this.chatConfigs = new Map(); // tokenizer.json key -> its prepared chat config file, fetched on first chat use
   }
 
-  /** Handle one request; returns { result, transfer } (transfer lists buffers to move, not copy). */
-  async handle(op, args) {
+  /** countChat / encodeChat: what a chat call needs is installed first (jinja2, once, and the prepared
+   * tokenizer's chat template for a tokenizer.json; the model's ranks for an OpenAI encoding). */
+  async chat(op, a) {
+    const rt = this.runtime;
+    if (a.family === "tokenizer.json") {
+      const file = this.chatConfigs.get(a.encoding);
+      if (typeof file === "string") {
+        const loading = (async () => {
+          rt.loader.expect([file]);
+          rt.call("chat_settings", a.encoding, new TextDecoder().decode(await rt.loader.load(file)));
+        })();
+        this.chatConfigs.set(a.encoding, loading);
+        loading.then(() => this.chatConfigs.delete(a.encoding), () => this.chatConfigs.set(a.encoding, file));
+      }
+      await Promise.all([this.chatConfigs.get(a.encoding), rt.loadPackages(["jinja2"])]);
+    } else {
+      const model = JSON.parse(a.options).model;
+      if (typeof model === "string") await rt.ensureEncoding(rt.call("model_encoding", model));
+    }
+    if (op === "countChat") return { result: rt.call("chat_count", a.encoding, a.messages, a.options) };
+    const r = rt.call("chat_encode", a.encoding, a.messages, a.options);
+    const result = { ids: r.ids };
+    if (r.assistant_mask !== undefined) result.assistantMask = r.assistant_mask;
+    if (r.text !== undefined) result.text = r.text;
+    return { result, transfer: [r.ids.buffer, ...(r.assistant_mask ? [r.assistant_mask.buffer] : [])] };
+  }
+
+  /** Handle one request; returns { result, transfer } (transfer lists buffers to move, not copy).
+   * `events.emit(event)` hears a long request's progress (a training's); a true answer stops it. */
+  async handle(op, args, events = undefined) {
     const rt = this.runtime;
     const a = args ?? {};
     const allowed = specialArg(a.allowedSpecial);
@@ -55,6 +85,12 @@ export class TokenizerService {
           const t0 = performance.now();
           const info = rt.call("load_tokenizer_json", data, a.tokenizer ?? a.name);
           rt.timings[`build ${info.name}`] ??= performance.now() - t0;
+          if (a.tokenizerConfig !== undefined) {
+            this.chatConfigs.delete(info.key);
+            rt.call("chat_settings", info.key, a.tokenizerConfig);
+          } else if (a.tokenizer !== undefined && rt.manifest.tokenizers[a.tokenizer].chat && !this.chatConfigs.has(info.key)) {
+            this.chatConfigs.set(info.key, rt.manifest.tokenizers[a.tokenizer].chat);
+          }
           // The same file opened under two names is loaded once; each tokenizer keeps its own name.
           return { result: { ...info, name: a.tokenizer ?? a.name ?? info.name } };
         }
@@ -63,7 +99,7 @@ export class TokenizerService {
         const t0 = performance.now();
         const info = rt.call("encoding_info", name);
         rt.timings[`build ${name}`] ??= performance.now() - t0;
-        return { result: info };
+        return { result: a.model !== undefined ? { ...info, model: a.model } : info };
       }
       case "encode": {
         const ids = rt.call("encode", a.encoding, a.text, allowed, disallowed);
@@ -85,6 +121,13 @@ export class TokenizerService {
         };
         return { result, transfer: [r.ids.buffer, r.starts.buffer, r.ends.buffer, r.lengths.buffer, r.bytes.buffer] };
       }
+      case "countChat":
+      case "encodeChat":
+        return this.chat(op, a);
+      case "analyze": // one part of bytepair.analysis.analyze (Tokenizer.analyze asks for each in turn)
+        return { result: rt.call("analyze", a.part, a.names, a.corpus ?? undefined, a.limit ?? 20) };
+      case "analysisMarkdown":
+        return { result: rt.call("analysis_markdown", a.report) };
       case "close":
         return { result: rt.call("unload_tokenizer", a.encoding) };
       case "modelEncoding":
@@ -95,6 +138,14 @@ export class TokenizerService {
         const result = rt.call("decode_token_bytes", a.encoding, ...idsArg(a.ids));
         return { result, transfer: result.map((b) => b.buffer) };
       }
+      case "counterOpen":
+        return { result: rt.call("counter_open", a.encoding, allowed, disallowed, a.errors ?? "strict") };
+      case "counterFeed":
+        return { result: rt.call(typeof a.data === "string" ? "counter_feed" : "counter_feed_bytes", a.handle, a.data) };
+      case "counterFinish":
+        return { result: rt.call("counter_finish", a.handle) };
+      case "counterClose":
+        return { result: rt.call("counter_close", a.handle) };
       case "streamOpen":
         return { result: rt.call("stream_open", a.encoding) };
       case "streamFeed":
@@ -103,18 +154,29 @@ export class TokenizerService {
         return { result: rt.call("stream_flush", a.handle) };
       case "streamClose":
         return { result: rt.call("stream_close", a.handle) };
+      case "trainOpen":
+        return { result: rt.call("train_open", a.pattern ?? null) };
+      case "trainFeed":
+        return { result: rt.call("train_feed", a.handle, a.texts) };
+      case "trainFinish": {
+        const report = (phase, done, total, merges) => Boolean(events?.emit?.({ phase, done, total, merges: JSON.parse(merges) }));
+        const r = rt.call("train_finish", a.handle, a.vocabSize, a.specialTokens ?? [], a.minFrequency ?? 0, report);
+        return { result: { json: r.json, merges: r.merges, vocabSize: r.vocab_size } };
+      }
+      case "trainClose":
+        return { result: rt.call("train_close", a.handle) };
       case "memoryStats": {
         const s = rt.call("memory_stats");
         return {
           result: {
-            wasmBytes: rt.wasmBytes, heapBytesInUse: rt.heapBytesInUse, openDecoders: s.open_decoders, loadedTokenizers: s.loaded_tokenizers,
+            wasmBytes: rt.wasmBytes, heapBytesInUse: rt.heapBytesInUse, openDecoders: s.open_decoders, openCounters: s.open_counters, loadedTokenizers: s.loaded_tokenizers, openTrainings: s.open_trainings,
             cachedBlocks: s.cached_blocks, cachedWordCounts: s.cached_word_counts, pythonObjects: s.python_objects,
             jsHeapBytes: jsHeapBytes(),
           },
         };
       }
       default:
-        throw new BytepairError("InvalidInputError", `unknown operation ${op}`);
+        throw errorFrom({ name: "InvalidInputError", message: `unknown operation ${op}` });
     }
   }
 }

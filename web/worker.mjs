@@ -1,7 +1,8 @@
 // Module Web Worker: hosts one Pyodide runtime for the page and answers requests by id, so the page
 // never blocks. Messages in: { id, op, args } (op "init" first). Out: { id, ok, result | error } (an
-// error is { name, message, token }) and { progress: { loaded, total } } while assets load. Large
-// results are transferred, not copied.
+// error is { name, message, token }) and { progress: { loaded, total, phase } } while the runtime loads
+// (phase: see Progress in bytepair.d.ts), and { id, event } while request `id` runs (a training's
+// progress). Large results are transferred, not copied.
 import { TokenizerService } from "./service.mjs";
 
 let service = null;
@@ -33,7 +34,14 @@ self.onmessage = async ({ data }) => {
       return;
     }
     if (!service) throw Object.assign(new Error("the runtime is not initialised"), { name: "StateError" });
-    const { result, transfer } = await (await service).handle(op, args);
+    const emit = (event) => {
+      self.postMessage({ id, event });
+      return false; // never "stop": an aborted training's page ends this worker instead
+    };
+    const { result, transfer } = await (await service).handle(op, args, { emit });
+    // The first open stores a snapshot of the started runtime for the next page; answer once it
+    // is written, since the page may close right after this answer.
+    if (op === "open") await (await service).runtime.snapshotStored;
     reply(id, result, transfer);
   } catch (err) {
     fail(id, err);

@@ -15,6 +15,11 @@ ids are ``Tokenizer.encode(text, add_special_tokens=False).ids`` (added tokens i
 matched, as HF does) and ``decode`` is ``decode(ids, skip_special_tokens=False)``; the
 special-token policy and the decode ``errors`` mode belong to the OpenAI family and are ignored.
 
+Chat (``chat_count``, ``chat_encode``) takes the messages and options as JSON text: for an OpenAI
+model, ``bytepair.count_chat`` (and the harmony ids for gpt-oss); for a tokenizer.json with a chat
+template (``chat_settings`` gives it the template of its ``tokenizer_config.json``),
+``Tokenizer.apply_chat_template``, whose jinja2 JavaScript installs before the first such call.
+
 >>> dispatch("count", "o200k_base", "hello world")
 {'value': 2}
 >>> dispatch("decode", "o200k_base", [-1])["error"]["name"]
@@ -35,9 +40,12 @@ True
 
 from __future__ import annotations
 
+import codecs
 import gc
+from collections import Counter, deque
 import gzip
 import hashlib
+import json
 import re
 from array import array
 from collections.abc import Callable, Iterable
@@ -45,9 +53,19 @@ from itertools import chain, islice
 from typing import Any
 
 from .byte_unicode import visible_to_bytes
+from .chat_count import count_chat, harmony_ids
+from .chat_template import template_settings
 from .decode import StreamDecoder
 from .encoding import Encoding
-from .errors import InvalidInputError, InvalidTokenError, UnknownEncodingError, VocabFormatError
+from .errors import (
+    InvalidInputError,
+    InvalidTokenError,
+    TrainingError,
+    UnknownEncodingError,
+    UnknownModelError,
+    UnsupportedTokenizerError,
+    VocabFormatError,
+)
 from .incremental import IncrementalEncoder, line_blocks, safe_prefix_end
 from .offsets import utf16_offsets
 from .registry import (
@@ -60,7 +78,17 @@ from .text_input import require_str
 from .tokenizer import Tokenizer
 
 __all__ = [
+    "chat_count",
+    "chat_encode",
+    "chat_settings",
+    "analysis_markdown",
+    "analyze",
     "count",
+    "counter_close",
+    "counter_feed",
+    "counter_feed_bytes",
+    "counter_finish",
+    "counter_open",
     "decode",
     "decode_token_bytes",
     "dispatch",
@@ -75,10 +103,15 @@ __all__ = [
     "memory_stats",
     "model_encoding",
     "prepare",
+    "run_cli",
     "stream_close",
     "stream_feed",
     "stream_flush",
     "stream_open",
+    "train_close",
+    "train_feed",
+    "train_finish",
+    "train_open",
     "unload_tokenizer",
     "use_verified_data_dir",
 ]
@@ -134,6 +167,9 @@ class _JsonFace:
         self._added = {token_id: t.content for token_id, t in added.items()}
         self.special_tokens = [t.content for _, t in sorted(added.items()) if t.special]
         self._bytes: dict[int, bytes] = {}
+        self.chat_tokens: dict[str, str] = {}  # bos_token, eos_token ... from tokenizer_config.json
+        if tok.chat_template is None:
+            tok.chat_template_origin = _no_template(name)
 
     def encode_to_array(self, text: str, **_policy: Any) -> array:
         return array("I", self.tok.encode(text, add_special_tokens=False).ids)
@@ -315,6 +351,10 @@ def _ids(ids: Any, kind: str) -> Iterable[Any]:
     ids = _to_py(ids)
     if not isinstance(ids, (list, tuple)):
         raise InvalidInputError(f"ids must be an array of integers or a Uint32Array/Int32Array, not {type(ids).__name__}")
+    for position, token_id in enumerate(ids):
+        if isinstance(token_id, bool) or not isinstance(token_id, int):
+            kind = "null" if token_id is None or type(token_id).__name__ == "JsNull" else type(token_id).__name__
+            raise InvalidTokenError(f"token ids must be integers; got {kind} at position {position}")
     return ids
 
 
@@ -370,7 +410,24 @@ def list_encodings() -> list[str]:
 
 
 def model_encoding(model: str) -> str:
-    return encoding_name_for_model(model)
+    """The encoding of ``model`` by tiktoken's rules (exact names, then prefixes), tried on the name as
+    given and then lower-cased, so that "GPT-4o" finds gpt-4o as a user means it.
+
+    >>> model_encoding("GPT-4o-mini"), model_encoding("gpt-3.5-turbo")
+    ('o200k_base', 'cl100k_base')
+    """
+    if not isinstance(model, str):
+        raise InvalidInputError(f"model must be a model name (a string such as 'gpt-4o'), not {type(model).__name__}")
+    try:
+        return encoding_name_for_model(model)
+    except UnknownModelError:
+        if model.lower() == model:
+            raise
+        try:
+            return encoding_name_for_model(model.lower())
+        except UnknownModelError:
+            pass
+        raise
 
 
 def load_tokenizer_json(data: Any, name: Any = None) -> dict[str, Any]:
@@ -589,17 +646,499 @@ def stream_close(handle: int) -> bool:
     return _streams.pop(handle, None) is not None
 
 
+_counters: dict[int, Any] = {}  # TokenCounter, or _TextCounter for a tokenizer.json
+_next_counter = 0
+
+
+class _TextCounter:
+    """A tokenizer.json's counter with ``TokenCounter``'s methods: the cut rules that let the
+    OpenAI encodings count in blocks are not known for arbitrary patterns, so the text is kept whole
+    and counted at ``finish``."""
+
+    def __init__(self, face: _JsonFace, errors: str) -> None:
+        self._face = face
+        self._parts: list[str] = []
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors)
+
+    def feed(self, text: str) -> None:
+        self._parts.append(text)
+
+    def feed_bytes(self, data: bytes) -> None:
+        self._parts.append(self._decoder.decode(data))
+
+    def finish(self) -> int:
+        self._parts.append(self._decoder.decode(b"", final=True))
+        return self._face.count("".join(self._parts))
+
+
+def counter_open(name: str, allowed: Any = None, disallowed: Any = None, errors: Any = "strict") -> int:
+    """Start counting text that arrives in pieces (``counter_feed``/``counter_feed_bytes``, then
+    ``counter_finish``), in bounded memory for the OpenAI encodings (``Encoding.token_counter``).
+    JavaScript feeds a long text slice by slice, so other calls run between the slices.
+
+    >>> h = counter_open("o200k_base")
+    >>> counter_feed(h, "hello "); counter_feed_bytes(h, b"wor"); counter_feed_bytes(h, b"ld")
+    >>> counter_finish(h), counter_close(h)
+    (2, False)
+    """
+    global _next_counter
+    face = _face(name)
+    if errors not in ("strict", "replace"):
+        raise InvalidInputError(f"errors must be 'strict' or 'replace', not {errors!r}")
+    if isinstance(face, _JsonFace):
+        counter: Any = _TextCounter(face, errors)
+    else:
+        counter = face.token_counter(errors=errors, **_policy(allowed, disallowed))
+    _next_counter += 1
+    _counters[_next_counter] = counter
+    return _next_counter
+
+
+def _counter(handle: Any) -> Any:
+    try:
+        return _counters[handle]
+    except (KeyError, TypeError):
+        raise InvalidInputError(f"token counter {handle!r} is closed") from None
+
+
+def counter_feed(handle: int, text: Any) -> None:
+    require_str(text)
+    _counter(handle).feed(text)
+
+
+def counter_feed_bytes(handle: int, data: Any) -> None:
+    _counter(handle).feed_bytes(data.to_bytes() if hasattr(data, "to_bytes") else bytes(data))
+
+
+def counter_finish(handle: int) -> int:
+    """The total; the counter is closed (also when the rest of the text is rejected)."""
+    try:
+        return int(_counter(handle).finish())
+    finally:
+        _counters.pop(handle, None)
+
+
+def counter_close(handle: int) -> bool:
+    """Forget a counter (an aborted count); True if it was open."""
+    return _counters.pop(handle, None) is not None
+
+
+def run_cli(argv: Any, cwd: str | None = None) -> dict[str, Any]:
+    """Run the ``bytepair`` command line (``bytepair.cli``) with ``argv``: the npm package's
+    ``npx bytepair`` is this very program, so its commands, flags, messages and exit codes are the
+    Python CLI's. Answers ``{"code", "stdout" (bytes), "stderr" (str)}``; standard input is the
+    interpreter's own."""
+    import contextlib
+    import io
+    import os
+
+    from .cli import main
+
+    args = [str(a) for a in _to_py(argv)]
+    out = io.BytesIO()
+    text_out = io.StringIO()  # --help and --version print text
+    err = io.StringIO()
+    if cwd is not None:
+        os.chdir(cwd)
+    with contextlib.redirect_stdout(text_out), contextlib.redirect_stderr(err):
+        try:
+            code = main(args, stdout=out)
+        except SystemExit as exc:  # argparse: usage errors (2), --help and --version (0)
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    return {"code": code, "stdout": text_out.getvalue().encode() + out.getvalue(), "stderr": err.getvalue()}
+
+
+# ---------------------------------------------------------------- chat
+def _json_arg(text: Any, what: str) -> Any:
+    if not isinstance(text, str):
+        raise InvalidInputError(f"{what} must arrive as JSON text, not {type(text).__name__}")
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise InvalidInputError(f"{what} is not valid JSON ({exc})") from None
+
+
+_CHAT_OPTIONS = {
+    "model", "tools", "addGenerationPrompt", "specialText", "returnAssistantMask", "returnText",
+    "chatTemplate", "continueFinalMessage", "documents", "variables",
+}
+
+
+def _chat_options(options_json: Any) -> dict[str, Any]:
+    options = _json_arg(options_json, "the chat options") if options_json is not None else {}
+    if not isinstance(options, dict):
+        raise InvalidInputError(f"the chat options must be an object, not {type(options).__name__}")
+    unknown = sorted(set(options) - _CHAT_OPTIONS)
+    if unknown:
+        raise InvalidInputError(f"unknown chat option(s) {', '.join(unknown)}; known: {', '.join(sorted(_CHAT_OPTIONS))}")
+    return options
+
+
+def chat_settings(name: str, config_json: Any) -> bool:
+    """Give a loaded tokenizer.json the chat template and token strings of its ``tokenizer_config.json``
+    (the whole file, or the part a template reads); True if it has a template.
+
+    >>> spec = '{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}}'
+    >>> key = load_tokenizer_json(spec, "tiny")["key"]
+    >>> chat_settings(key, '{"chat_template": "{{ bos_token }}", "bos_token": "a"}')
+    True
+    >>> unload_tokenizer(key)
+    True
+    """
+    face = _face(name)
+    if not isinstance(face, _JsonFace):
+        raise InvalidInputError(f"{name} is an OpenAI encoding: chat templates belong to tokenizer.json tokenizers")
+    config = _json_arg(config_json, "tokenizer_config.json")
+    if not isinstance(config, dict):
+        raise VocabFormatError("tokenizer_config.json must hold a JSON object")
+    face.tok.chat_template, face.chat_tokens = template_settings(config)
+    has_template = face.tok.chat_template is not None
+    face.tok.chat_template_origin = f"the {face.name} tokenizer_config.json" if has_template else _no_template(face.name)
+    return has_template
+
+
+def _no_template(name: str) -> str:
+    return f"the {name} tokenizer (createTokenizer's tokenizerConfig option, or the call's chatTemplate option, gives one)"
+
+
+def _openai_chat(name: str, options: dict[str, Any]) -> str:
+    """The model a chat call on an OpenAI encoding is for, checked against the encoding."""
+    model = options.get("model")
+    if model is None:
+        raise InvalidInputError(
+            "chat token counts depend on the model, not only the encoding: open the tokenizer with "
+            "createTokenizer({ model: 'gpt-4o' }) or pass { model } to the chat call"
+        )
+    encoding = model_encoding(model)
+    if encoding != _face(name).name:
+        raise InvalidInputError(f"{model} uses {encoding}, not {name}: open createTokenizer({{ model: {model!r} }})")
+    return str(model)
+
+
+def _apply_template(face: _JsonFace, messages: Any, options: dict[str, Any]) -> dict[str, Any]:
+    variables = options.get("variables") or {}
+    if not isinstance(variables, dict):
+        raise InvalidInputError("variables must be an object of template variables (such as { enable_thinking: false })")
+    kwargs: dict[str, Any] = {
+        **face.chat_tokens, **variables,
+        "add_generation_prompt": bool(options.get("addGenerationPrompt", False)),
+        "tools": options.get("tools"),
+        "special_text": options.get("specialText", "escape"),
+        "continue_final_message": bool(options.get("continueFinalMessage", False)),
+    }
+    for key, option in (("chat_template", "chatTemplate"), ("documents", "documents")):
+        if options.get(option) is not None:
+            kwargs[key] = options[option]
+    mask = bool(options.get("returnAssistantMask", False))
+    out = face.tok.apply_chat_template(messages, tokenize=True, return_dict=True, return_assistant_tokens_mask=mask, **kwargs)
+    answer: dict[str, Any] = {"ids": array("I", out["input_ids"])}
+    if mask:
+        answer["assistant_mask"] = bytes(out["assistant_masks"])
+    if options.get("returnText"):
+        answer["text"] = face.tok.apply_chat_template(messages, tokenize=False, **kwargs)
+    return answer
+
+
+def chat_encode(name: str, messages_json: Any, options_json: Any = None) -> dict[str, Any]:
+    """The ids of a chat: a tokenizer.json's chat template applied (``{"ids", "assistant_mask"?,
+    "text"?}``), or for gpt-oss the harmony format; other OpenAI models publish a count rule only.
+
+    >>> list(chat_encode("o200k_harmony", '[{"role": "user", "content": "Hi"}]', '{"model": "gpt-oss-20b"}')["ids"])[:2]
+    [200006, 1428]
+    """
+    messages = _json_arg(messages_json, "messages")
+    options = _chat_options(options_json)
+    face = _face(name)
+    if isinstance(face, _JsonFace):
+        return _apply_template(face, messages, options)
+    model = _openai_chat(name, options)
+    if not model.startswith("gpt-oss"):
+        raise UnsupportedTokenizerError(
+            f"OpenAI does not publish the token sequence {model} sees for a chat, only how to count it: use countChat "
+            "(exact ids exist for gpt-oss, whose harmony format is published)"
+        )
+    if options.get("tools"):
+        raise UnsupportedTokenizerError("gpt-oss tool definitions are not rendered here; put them in a developer message")
+    return {"ids": array("I", harmony_ids(messages))}
+
+
+def chat_count(name: str, messages_json: Any, options_json: Any = None) -> int:
+    """Tokens of a chat: ``bytepair.count_chat`` for an OpenAI model (the cookbook's rule, with
+    ``tools``), else the length of :func:`chat_encode`'s ids.
+
+    >>> chat_count("o200k_base", '[{"role": "user", "content": "Hello!"}]', '{"model": "gpt-4o"}')
+    9
+    """
+    messages = _json_arg(messages_json, "messages")
+    options = _chat_options(options_json)
+    face = _face(name)
+    if isinstance(face, _JsonFace):
+        return len(_apply_template(face, messages, {**options, "returnAssistantMask": False, "returnText": False})["ids"])
+    return count_chat(messages, model=_openai_chat(name, options), tools=options.get("tools"))
+
+
+# Training: JavaScript feeds the texts in slices (``train_feed``; other calls and an abort run between
+# them), then ``train_finish`` runs the merge loop, reporting to a JavaScript function that may ask to stop.
+
+_trainings: dict[int, _Training] = {}
+_next_training = 0
+MERGES_REPORTED = 256
+"""Each training progress report carries the merges learned since the previous one, at most this many (the latest)."""
+REPORT_SECONDS = 0.05
+"""Training progress is reported at most this often (and for the first and last merge)."""
+
+
+class AbortError(TrainingError):
+    """The JavaScript caller stopped a training (its AbortSignal fired); nothing was trained."""
+
+
+class _Training:
+    """One training under way: the pattern and the piece counts of the texts fed so far."""
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        self.counts: Counter[str] = Counter()
+        self.texts = 0
+
+
+def train_open(pattern: Any = None) -> int:
+    """Start a training that cuts texts with ``pattern`` (an encoding name or a regex; default
+    o200k_base), checked here so that a bad pattern fails before any text is sent.
+
+    >>> h = train_open("gpt2"); train_feed(h, ["low lower", "lowest"])
+    2
+    >>> result = train_finish(h, 258, [], 0, lambda *event: False)
+    >>> result["merges"], result["vocab_size"]
+    (2, 258)
+    >>> train_close(h)
+    False
+    """
+    global _next_training
+    from .train import count_pieces
+
+    pattern = pattern or "o200k_base"
+    count_pieces([], pattern)  # compiles the pattern: TrainingError if it does not
+    _next_training += 1
+    _trainings[_next_training] = _Training(pattern)
+    return _next_training
+
+
+def _training(handle: Any) -> _Training:
+    try:
+        return _trainings[handle]
+    except (KeyError, TypeError):
+        raise InvalidInputError(f"training {handle!r} is finished or closed; start a new one with train()") from None
+
+
+def train_feed(handle: int, texts: Any) -> int:
+    """Count the pieces of ``texts`` (a list of str) into the training; answers the texts counted so far."""
+    from .train import count_pieces
+
+    training = _training(handle)
+    texts = _to_py(texts)
+    if not isinstance(texts, (list, tuple)):
+        raise InvalidInputError(f"texts must be an array of strings, not {type(texts).__name__}")
+    training.counts.update(count_pieces(texts, training.pattern))
+    training.texts += len(texts)
+    return training.texts
+
+
+def train_finish(handle: int, vocab_size: Any, special_tokens: Any, min_frequency: Any,
+                 report: Callable[..., Any]) -> dict[str, Any]:
+    """Train on what was fed (``bytepair.train_from_counts``) and close the training. ``report(phase,
+    done, total, merges_json)`` hears of the merges about every REPORT_SECONDS (``merges_json``: those
+    learned since the previous report, the last being the ``done``-th, as a JSON array of ``[left,
+    right]``); if it answers true, training stops with AbortError.
+    Answers ``{"json": tokenizer.json text, "merges": merges learned, "vocab_size": n}``."""
+    import json
+    import time
+
+    from .train import train_from_counts
+
+    training = _training(handle)
+    del _trainings[handle]
+    latest: deque[tuple[str, str]] = deque(maxlen=MERGES_REPORTED)
+    last = [0.0]
+
+    def send(done: int, total: int | None) -> Any:
+        merges = json.dumps(list(latest), ensure_ascii=False)
+        latest.clear()
+        return report("merging", done, total, merges)
+
+    def progress(stage: str, done: int, total: int | None) -> None:
+        now = time.monotonic()
+        if stage == "merge" and (done == total or done <= 1 or now - last[0] >= REPORT_SECONDS):
+            last[0] = now
+            if send(done, total):
+                raise AbortError("training stopped: the AbortSignal fired")
+
+    tok = train_from_counts(training.counts, _int_option(vocab_size, "vocabSize"), pattern=training.pattern,
+                            special_tokens=_strings(special_tokens, "specialTokens"),
+                            min_frequency=_int_option(min_frequency, "minFrequency"),
+                            progress=progress, on_merge=lambda left, right: latest.append((left, right)))
+    text = tok.to_str(pretty=True)
+    merges = len(json.loads(text)["model"]["merges"])
+    send(merges, merges)  # the total, and the last merges after an early stop
+    return {"json": text, "merges": merges, "vocab_size": tok.get_vocab_size()}
+
+
+def train_close(handle: Any) -> bool:
+    """Forget a training that will not be finished (an aborted one); True if it was open."""
+    return _trainings.pop(handle, None) is not None
+
+
+def _int_option(value: Any, option: str) -> Any:
+    """A JavaScript number that is a whole number, as an int (the trainer checks the range)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TrainingError(f"{option} must be a whole number, not {value!r}")
+    return value
+
+
+def _strings(value: Any, option: str) -> list[str]:
+    value = _to_py(value)
+    if value is None:
+        return []
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise TrainingError(f"{option} must be an array of strings, not {value!r}")
+    return list(value)
+
+
 def memory_stats() -> dict[str, int]:
     """What the bridge holds, for leak checks: open stream decoders, cached blocks and word counts,
     and the interpreter's live container objects (after a collection)."""
     gc.collect()
     return {
         "open_decoders": len(_streams),
+        "open_counters": len(_counters),
         "loaded_tokenizers": len(_loaded),
+        "open_trainings": len(_trainings),
         "cached_blocks": sum(inc.cached_blocks() for inc in _incremental.values()),
         "cached_word_counts": len(_words),
         "python_objects": len(gc.get_objects()),
     }
+
+
+# ---------------------------------------------------------------- analysis (the playground's Analyse tab)
+_ANALYSIS_PARTS = ("tokenizer", "fertility", "vocabulary")
+_analysis_cache: dict[tuple[str, str, int], Any] = {}  # (part, name, limit) -> the part without a corpus
+_ANALYSIS_CACHE_SIZE = 16
+
+
+def analyze(part: Any, names: Any, corpus: Any = None, limit: Any = 20) -> Any:
+    """One part of ``bytepair.analysis.analyze(names, corpus=corpus, limit=limit)`` on tokenizers
+    loaded here (encoding names or tokenizer.json keys). JavaScript asks for the parts one at a time,
+    so that it can show progress and other calls are answered in between, and puts them together
+    into the same dict: ``"tokenizer"`` (one name) is that tokenizer's entry of ``tokenizers``,
+    ``"fertility"`` (all names; needs a corpus) is ``fertility``, ``"vocabulary"`` (one name) its
+    entry of ``vocabulary``. Each tokenizer's summary and corpus-free vocabulary report are kept,
+    so analysing another text redoes only the corpus part (the unused tokens).
+
+    >>> analyze("tokenizer", ["r50k_base"])["vocab_size"]
+    50257
+    >>> analyze("fertility", ["r50k_base"], {"en": "Hello, world!"})["rows"][0]["tokens_per_word"]
+    2.0
+    >>> analyze("vocabulary", ["r50k_base"], {"en": "Hello, world!"})["unused"]["seen"]
+    4
+    """
+    if part not in _ANALYSIS_PARTS:
+        raise InvalidInputError(f"part must be one of {', '.join(map(repr, _ANALYSIS_PARTS))}, not {part!r}")
+    keys = _to_py(names)
+    if isinstance(keys, str) or not isinstance(keys, (list, tuple)) or not keys or not all(isinstance(k, str) for k in keys):
+        raise InvalidInputError(f"names must be a non-empty array of tokenizer names, not {keys!r}")
+    if part != "fertility" and len(keys) != 1:
+        raise InvalidInputError(f"the {part!r} part is asked for one tokenizer at a time, not {len(keys)}")
+    texts = _analysis_corpus(corpus)
+    size = int(limit) if isinstance(limit, float) and limit.is_integer() else limit
+    if not isinstance(size, int) or isinstance(size, bool) or not 1 <= size <= 1000:
+        raise InvalidInputError(f"limit (examples listed per kind) must be an integer from 1 to 1000, not {limit!r}")
+    for stale in [k for k in _analysis_cache if k[1].startswith(KEY_PREFIX) and k[1] not in _loaded]:
+        del _analysis_cache[stale]  # its tokenizer.json was unloaded
+    from .analysis import fertility
+
+    if part == "fertility":
+        if texts is None:
+            raise InvalidInputError("the fertility part needs a corpus: an object of label -> text")
+        return fertility([_analysis_view(k) for k in keys], texts)
+    if part == "tokenizer":
+        return _analysis_cached(("tokenizer", keys[0], 0), lambda: _summary(keys[0]))
+    report, unreachable = _analysis_cached(("vocabulary", keys[0], size), lambda: _vocabulary(keys[0], size))
+    if texts is None:
+        return report
+    from .analysis import unused_tokens
+
+    return {**report, "unused": unused_tokens(_analysis_view(keys[0]), texts, unreachable=unreachable, limit=size)}
+
+
+def _analysis_corpus(corpus: Any) -> dict[str, str] | None:
+    if corpus is None or type(corpus).__name__ == "JsNull":
+        return None
+    texts = _to_py(corpus)
+    if not isinstance(texts, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in texts.items()):
+        raise InvalidInputError("corpus must be an object of label -> text (strings), e.g. {text: \"...\"}")
+    return texts
+
+
+def _analysis_view(name: str) -> Any:
+    """The analysis view of a loaded tokenizer, named as JavaScript names it."""
+    from .analysis import TokenizerView
+
+    face = _face(name)
+    if isinstance(face, _JsonFace):
+        view = TokenizerView.of(face.tok)
+        view.name = face.name
+        return view
+    return TokenizerView.of(face)
+
+
+def _analysis_cached(key: tuple[str, str, int], make: Callable[[], Any]) -> Any:
+    value = _analysis_cache.get(key)
+    if value is None:
+        value = make()
+        while len(_analysis_cache) >= _ANALYSIS_CACHE_SIZE:
+            del _analysis_cache[next(iter(_analysis_cache))]
+        _analysis_cache[key] = value
+    return value
+
+
+def _summary(name: str) -> dict[str, Any]:
+    from .analysis import tokenizer_summary
+
+    return tokenizer_summary(_analysis_view(name))
+
+
+def _vocabulary(name: str, limit: int) -> tuple[dict[str, Any], list[int]]:
+    """The corpus-free vocabulary report, and the ids of all its unreachable tokens (the report lists
+    the first ``limit``; only when there are more are they found again)."""
+    from .analysis import unreachable_tokens, vocabulary_report
+
+    view = _analysis_view(name)
+    report = vocabulary_report(view, limit=limit)
+    listed = report["unreachable"]
+    if listed["count"] <= len(listed["tokens"]):
+        return report, [t["id"] for t in listed["tokens"]]
+    return report, [t["id"] for t in unreachable_tokens(view)]
+
+
+def analysis_markdown(report: Any) -> str:
+    """``bytepair.analysis.to_markdown`` of a report (given as its JSON text): what ``bytepair
+    analyze`` prints, for the playground's "Copy Markdown".
+
+    >>> analysis_markdown('{"tokenizers": [], "vocabulary": []}')
+    '# Tokenizer analysis\\n\\n| tokenizer | kind | vocab | merge rule | sha256 |\\n|:---|---:|---:|---:|---:|\\n'
+    """
+    import json
+
+    from .analysis import to_markdown
+
+    if not isinstance(report, str):
+        raise InvalidInputError(f"the report must be given as its JSON text, not {type(report).__name__}")
+    try:
+        data = json.loads(report)
+        return to_markdown(data)
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise InvalidInputError(f"not a report of bytepair.analysis.analyze ({type(exc).__name__}: {exc}); pass what analyze() returned") from None
 
 
 _OPERATIONS: dict[str, Callable[..., Any]] = {

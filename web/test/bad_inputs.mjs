@@ -34,6 +34,8 @@ export const BAD_INPUTS = [
   ["decode([200019])", ({ tok }) => tok.decode([5, 200019]), "InvalidTokenError", "position 1"],
   ["decode(Uint32Array [2**32-1])", ({ tok }) => tok.decode(new Uint32Array([4294967295])), "InvalidTokenError", "not a token id"],
   ["decode(Int32Array [5, -7])", ({ tok }) => tok.decode(new Int32Array([5, -7])), "InvalidTokenError", "position 1"],
+  ["decode([true])", ({ tok }) => tok.decode([true]), "InvalidTokenError", "got bool at position 0"],
+  ["decode([1, undefined])", ({ tok }) => tok.decode([1, undefined]), "InvalidTokenError", "got null at position 1"],
   ["decode('abc')", ({ tok }) => tok.decode("abc"), "InvalidInputError", "ids must be an array"],
   ["decode(undefined)", ({ tok }) => tok.decode(undefined), "InvalidInputError", "ids must be an array"],
   ["decode(ids, { errors: 'bogus' })", ({ tok }) => tok.decode([1], { errors: "bogus" }), "InvalidInputError", "errors must be one of"],
@@ -49,6 +51,22 @@ export const BAD_INPUTS = [
   ["inspect('x', { maxTokens: 'all' })", ({ tok }) => tok.inspect("x", { maxTokens: "all" }), "InvalidInputError", "maxTokens must be a non-negative integer"],
   ["encode('x', { allowedSpecial: 42 })", ({ tok }) => tok.encode("x", { allowedSpecial: 42 }), "InvalidInputError", "allowedSpecial must be"],
   ["count('x', { disallowedSpecial: [1] })", ({ tok }) => tok.count("x", { disallowedSpecial: [1] }), "InvalidInputError", "disallowedSpecial must be"],
+  ["encode('x', { allowedSpecial: '<|endoftext|>' })", ({ tok }) => tok.encode("x", { allowedSpecial: "<|endoftext|>" }), "InvalidInputError", "for one token write"],
+  ["count('x', { signal: 'stop' })", ({ tok }) => tok.count("x", { signal: "stop" }), "InvalidInputError", "signal must be an AbortSignal"],
+  ["count('x', null)", ({ tok }) => tok.count("x", null), "InvalidInputError", "options must be an object"],
+  ["count(Blob, { errors: 'bogus' })", ({ tok }) => tok.count(new Blob(["x"]), { errors: "bogus" }), "InvalidInputError", "errors must be"],
+  // Streams and Blobs: bytes that are not UTF-8, chunks that are not bytes.
+  ["count(Blob invalid UTF-8)", ({ tok }) => tok.count(new Blob([new Uint8Array([0x61, 0xff])])), "InputDecodeError", "invalid UTF-8 at byte 1"],
+  ["count(stream of numbers)", ({ tok }) => tok.count((async function* () { yield 5; })()), "InvalidInputError", "Uint8Array or string chunks"],
+  ["decodeStream(5)", async ({ tok }) => { for await (const _ of tok.decodeStream(5)); }, "InvalidInputError", "iterable"],
+  // Aborted calls: before and during.
+  ["count(aborted signal)", ({ tok }) => tok.count("x", { signal: AbortSignal.abort() }), "AbortError", "aborted"],
+  ["count(long text, abort while counting)", ({ tok }) => {
+    const controller = new AbortController();
+    const call = tok.count("a b c ".repeat(400000), { signal: controller.signal });
+    setTimeout(() => controller.abort(), 20);
+    return call;
+  }, "AbortError", "aborted"],
   // Special tokens the call did not allow.
   ["encode('<|endoftext|>')", ({ tok }) => tok.encode("a <|endoftext|>"), "DisallowedSpecialTokenError", "allowed_special"],
   ["count('<|endoftext|>')", ({ tok }) => tok.count("<|endoftext|>"), "DisallowedSpecialTokenError", "disallowed special token '<|endoftext|>'"],
@@ -56,7 +74,10 @@ export const BAD_INPUTS = [
   ["encodeWithOffsets('<|endoftext|>')", ({ tok }) => tok.encodeWithOffsets("<|endoftext|>"), "DisallowedSpecialTokenError", "allowed_special"],
   // Unknown encodings and models.
   ["createTokenizer({ encoding: 'o300k' })", ({ bp }) => bp.createTokenizer({ encoding: "o300k" }), "UnknownEncodingError", "known encodings: gpt2"],
-  ["createTokenizer({ encoding: 42 })", ({ bp }) => bp.createTokenizer({ encoding: 42 }), "UnknownEncodingError", "unknown encoding '42'"],
+  ["createTokenizer({ encoding: 42 })", ({ bp }) => bp.createTokenizer({ encoding: 42 }), "InvalidInputError", "encoding must be a name"],
+  ["createTokenizer({ model: null })", ({ bp }) => bp.createTokenizer({ model: null }), "InvalidInputError", "model must be a name"],
+  ["createTokenizer({ encoding, model })", ({ bp }) => bp.createTokenizer({ encoding: "o200k_base", model: "gpt-4" }), "InvalidInputError", "not encoding and model"],
+  ["createTokenizer('o200k_base')", ({ bp }) => bp.createTokenizer("o200k_base"), "InvalidInputError", "options object"],
   ["createTokenizer({ model: 'no-such-model' })", ({ bp }) => bp.createTokenizer({ model: "no-such-model" }), "UnknownModelError", "no-such-model"],
   // A disposed tokenizer: every method.
   ["disposed encode", ({ disposed }) => disposed.encode("x"), ...DISPOSED],
@@ -67,6 +88,7 @@ export const BAD_INPUTS = [
   ["disposed decode", ({ disposed }) => disposed.decode([1]), ...DISPOSED],
   ["disposed decodeTokenBytes", ({ disposed }) => disposed.decodeTokenBytes([1]), ...DISPOSED],
   ["disposed decoder", async ({ disposed }) => disposed.decoder(), ...DISPOSED],
+  ["disposed countTokens(Blob)", ({ disposed }) => disposed.countTokens(new Blob(["x"])), ...DISPOSED],
   ["disposed memoryStats", ({ disposed }) => disposed.memoryStats(), ...DISPOSED],
   // A closed stream decoder.
   ["closed decoder write", ({ closed }) => closed.write([1]), "ClosedError", "create a new one with tok.decoder()"],

@@ -1,0 +1,231 @@
+"""Start-up of the browser bundle: the snapshot of a started runtime that a page keeps in the origin
+private file system (OPFS) for the next page, and what happens when that store is missing, stale or
+corrupt; the trimmed standard library, in Chromium and in Node."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import subprocess
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import bytepair
+
+from .browser import DIST, TEST_PAGE, Guard, open_page, runtime_snapshot_files, wait_for_runtime_snapshot
+
+ROOT = Path(__file__).resolve().parent.parent
+O200K = bytepair.get_encoding("o200k_base")
+
+# Start a tokenizer in the page (through the worker), count, and answer the runtime's own timings.
+START = """async (text) => {
+  const bp = await import('./bytepair.mjs');
+  const tok = await bp.createTokenizer({ encoding: 'o200k_base' });
+  const count = await tok.count(text);
+  const timings = await tok.backend.request('timings', {});
+  return { count, timings }; // the tokenizer stays open: its worker stores the snapshot meanwhile
+}"""
+
+
+def start(ctx, base: str, text: str) -> dict:
+    page = ctx.new_page()
+    page.goto(base + TEST_PAGE)
+    out = page.evaluate(START, text)
+    assert out["count"] == O200K.count(text)
+    return {"page": page, **out["timings"]}
+
+
+def write_private_file(page, name: str, data: bytes) -> None:
+    page.evaluate(
+        """async ([name, b64]) => {
+          const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+          const dir = await navigator.storage.getDirectory();
+          const writable = await (await dir.getFileHandle(name, { create: true })).createWritable();
+          await writable.write(bytes);
+          await writable.close();
+        }""",
+        [name, base64.b64encode(data).decode()],
+    )
+
+
+def read_private_file(page, name: str) -> bytes:
+    data_url = page.evaluate(
+        """async (name) => {
+          const file = await (await (await navigator.storage.getDirectory()).getFileHandle(name)).getFile();
+          return await new Promise((resolve) => {
+            const reader = new FileReader();
+            reader.onload = () => resolve(reader.result);
+            reader.readAsDataURL(file);
+          });
+        }""",
+        name,
+    )
+    return base64.b64decode(data_url.split(",", 1)[1])
+
+
+@pytest.mark.browser
+def test_second_page_starts_from_the_stored_runtime(browser, dist_server) -> None:
+    guard = Guard()
+    ctx, first = open_page(browser, dist_server, guard)
+    cold = start(ctx, dist_server, "first visit")
+    assert "runtime snapshot: miss" in cold and "build o200k_base" in cold
+    names = wait_for_runtime_snapshot(cold["page"])
+    key = json.loads(read_private_file(cold["page"], names[-1]))
+    assert key["encodings"] == ["o200k_base"] and key["size"] > 10_000_000
+    requests_before = list(guard.requests)
+
+    warm = start(ctx, dist_server, "second visit")
+    assert "runtime snapshot: hit" in warm and "runtime snapshot: failed" not in warm
+    fetched = guard.requests[len(requests_before):]
+    assert "/snapshot.bin" not in fetched and "/encodings/o200k_base.bpr" not in fetched
+    assert "/pyodide/pyodide.asm.wasm" in fetched  # the runtime itself still comes (from the HTTP cache)
+    # Other encodings still load on demand in a runtime restored from the stored snapshot.
+    ids = warm["page"].evaluate(
+        "async () => Array.from(await (await (await import('./bytepair.mjs')).createTokenizer({ encoding: 'cl100k_base' })).encode('still fine'))"
+    )
+    assert ids == bytepair.get_encoding("cl100k_base").encode("still fine")
+    ctx.close()
+    assert not guard.violations, guard.violations
+
+
+@pytest.mark.browser
+def test_stale_and_corrupt_stored_runtimes_are_not_used(browser, dist_server) -> None:
+    guard = Guard()
+    ctx, page = open_page(browser, dist_server, guard)
+    # A snapshot of another bundle (another manifest): never read, and removed once a new one is stored.
+    write_private_file(page, "bytepair-runtime-" + "0" * 64 + ".bin", b"\x01\x02\x03")
+    stale = "bytepair-runtime-" + "0" * 64 + ".json"
+    write_private_file(page, stale, b'{"size": 3, "sha256": "x", "encodings": ["o200k_base"]}')
+    cold = start(ctx, dist_server, "stale one around")
+    assert "runtime snapshot: miss" in cold
+    names = wait_for_runtime_snapshot(cold["page"], besides=frozenset({stale}))
+    assert len(names) == 2 and not any("0" * 64 in n for n in names), names
+    bin_name, json_name = names
+
+    # Corrupt bytes: the sha256 check refuses them before anything runs; the start falls back to
+    # the shipped snapshot and stores a sound one again.
+    stored = bytearray(read_private_file(page, bin_name))
+    stored[len(stored) // 2] ^= 0xFF
+    write_private_file(page, bin_name, bytes(stored))
+    downloads = guard.requests.count("/snapshot.bin")
+    refused = start(ctx, dist_server, "corrupt store")
+    assert "runtime snapshot: miss" in refused and guard.requests.count("/snapshot.bin") == downloads + 1
+    wait_for_runtime_snapshot(refused["page"])  # a sound snapshot is stored again
+    again = read_private_file(page, bin_name)
+    assert again != bytes(stored) and hashlib.sha256(again).hexdigest() == json.loads(read_private_file(page, json_name))["sha256"]
+
+    # Bytes that pass the check (the .json agrees) but that Pyodide cannot restore (its header is
+    # broken): the start still works, from the shipped snapshot.
+    sound = bytearray(read_private_file(page, bin_name))
+    meta = json.loads(read_private_file(page, json_name))
+    bitmap = (int.from_bytes(sound[12:16], "little") + 7) // 8
+    sound[20 + bitmap] ^= 0xFF  # the first byte of Pyodide's own header: its magic number
+
+    meta["sha256"] = hashlib.sha256(bytes(sound)).hexdigest()
+    write_private_file(page, bin_name, bytes(sound))
+    write_private_file(page, json_name, json.dumps(meta).encode())
+    broken = start(ctx, dist_server, "unrestorable store")
+    assert "runtime snapshot: hit" in broken and "runtime snapshot: failed" in broken
+    assert guard.requests.count("/snapshot.bin") == downloads + 2
+    ctx.close()
+    assert not guard.violations, guard.violations
+
+
+@pytest.mark.browser
+def test_without_private_file_system_the_start_falls_back(browser, dist_server) -> None:
+    """On a page's main thread there are no synchronous OPFS handles (as in browsers without OPFS):
+    the runtime starts from the shipped snapshot and stores nothing."""
+    guard = Guard()
+    ctx, page = open_page(browser, dist_server, guard)
+    out = page.evaluate(
+        """async () => {
+          const { TokenizerService } = await import('./service.mjs');
+          const phases = [];
+          const service = await TokenizerService.create({ firstEncoding: 'o200k_base',
+            assetsUrl: new URL('./', location.href).href, onProgress: (p) => phases.push(p.phase) });
+          await service.handle('open', { encoding: 'o200k_base' });
+          const { result } = await service.handle('count', { encoding: 'o200k_base', text: 'main thread' });
+          await new Promise((resolve) => setTimeout(resolve, 500));
+          return { count: result, phases: [...new Set(phases)], timings: service.runtime.timings };
+        }"""
+    )
+    assert out["count"] == O200K.count("main thread")
+    assert out["phases"] == ["fetching", "compiling", "starting", "ranks", "ready"]
+    assert "runtime snapshot: miss" in out["timings"] and "runtime snapshot: stored" not in out["timings"]
+    assert runtime_snapshot_files(page) == []
+    ctx.close()
+    assert not guard.violations, guard.violations
+
+
+# ------------------------------------------------------------------ the trimmed standard library
+def _bundle_script() -> str:
+    return (ROOT / "build" / "bundle.mjs").read_text()
+
+
+def _js_list(name: str) -> list[str]:
+    text = _bundle_script()
+    body = text[text.index(f"const {name} = [") :]
+    return json.loads(body[body.index("[") : body.index("];") + 1].replace("\n", " ").rstrip(", ]") + "]")
+
+
+def test_trimmed_stdlib_lacks_what_was_dropped() -> None:
+    dropped = _js_list("STDLIB_DROP")
+    names = zipfile.ZipFile(DIST / "pyodide" / "python_stdlib.zip").namelist()
+    tops = {n.split("/")[0].removesuffix(".py") for n in names}
+    assert not tops & set(dropped)
+    assert {"email", "tarfile", "difflib"} <= tops  # importlib.metadata, unpacking wheels, argparse's hints
+    assert all(info.compress_type == zipfile.ZIP_STORED for info in zipfile.ZipFile(DIST / "pyodide" / "python_stdlib.zip").infolist())
+
+
+def _stdlib_imports_of(package_dir: Path) -> set[str]:
+    import ast
+    import sys
+
+    found: set[str] = set()
+    for path in package_dir.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found.update(a.name.split(".")[0] for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                found.add(node.module.split(".")[0])
+    return {m for m in found if m in sys.stdlib_module_names}
+
+
+NODE_IMPORTS = """
+import { pathToFileURL } from "node:url";
+const { Runtime } = await import(pathToFileURL(process.argv[2] + "/runtime.mjs").href);
+const rt = await Runtime.load({ assetsUrl: pathToFileURL(process.argv[2] + "/").href, firstEncoding: "o200k_base" });
+rt.pyodide.globals.set("MODULES", process.argv[3]);
+console.log(rt.pyodide.runPython(`
+import importlib, json, sys
+failed = {}
+for name in json.loads(MODULES):
+    try:
+        importlib.import_module(name)
+    except Exception as exc:
+        failed[name] = repr(exc)
+json.dumps({"failed": failed, "loaded": sorted(sys.modules)})
+`));
+"""
+
+
+def test_every_stdlib_module_bytepair_and_jinja2_import_loads_in_node(tmp_path) -> None:
+    """bytepair's own imports and jinja2's and markupsafe's (chat templates) all import on the
+    bundle's trimmed library, from the shipped snapshot, under Node; none of the dropped parts
+    is loaded by doing so."""
+    jinja2 = pytest.importorskip("jinja2")
+    markupsafe = pytest.importorskip("markupsafe")
+    wanted = set()
+    for package in (Path(bytepair.__file__).parent, Path(jinja2.__file__).parent, Path(markupsafe.__file__).parent):
+        wanted |= _stdlib_imports_of(package)
+    wanted -= {"msvcrt", "winreg", "_winapi", "nt"}  # imported only on Windows, behind a check
+    script = tmp_path / "imports.mjs"
+    script.write_text(NODE_IMPORTS)
+    done = subprocess.run(["node", str(script), str(DIST), json.dumps(sorted(wanted))], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["failed"] == {}
+    assert not {m.split(".")[0] for m in result["loaded"]} & set(_js_list("STDLIB_DROP"))

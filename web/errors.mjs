@@ -1,0 +1,53 @@
+// The error classes of bytepair's JavaScript API, one per failure a caller may want to tell apart.
+//
+// Why a module of its own: errors cross from Python and from the Web Worker as plain data
+// ({ name, message, token }); `errorFrom` turns that back into an instance of the class named here,
+// so `err instanceof InvalidTokenError` and `err.name === "InvalidTokenError"` both work, in the
+// page and under Node alike. Every class derives from BytepairError (itself an Error).
+//
+//   import { createTokenizer, InvalidTokenError } from "bytepair";
+//   try { await tok.decode([-1]); } catch (err) { if (err instanceof InvalidTokenError) ... }
+
+export class BytepairError extends Error {
+  /** `token`: the special token a DisallowedSpecialTokenError or ReservedLiteralError is about (else undefined). */
+  constructor(message, { token } = {}) {
+    super(message);
+    this.name = "BytepairError";
+    if (token !== undefined && token !== null) this.token = token;
+  }
+}
+
+/** The names errors carry, each a subclass of BytepairError (Python's class names, and the JS API's). */
+export const ERROR_NAMES = [
+  "InvalidInputError", "InvalidTokenError", "DisallowedSpecialTokenError", "InputDecodeError",
+  "UnknownEncodingError", "UnknownModelError", "UnknownTokenizerError", "VocabFormatError",
+  "UnsupportedTokenizerError", "AssetError", "IntegrityError", "DisposedError", "ClosedError",
+  "WorkerError", "AbortError", "StateError", "TemplateError", "ReservedLiteralError", "MissingDependencyError",
+];
+
+const CLASSES = Object.fromEntries(ERROR_NAMES.map((name) => {
+  // A named class per error (a class expression in a computed property takes the property's name).
+  const cls = { [name]: class extends BytepairError {
+    constructor(message, options) {
+      super(message, options);
+      this.name = name;
+    }
+  } }[name];
+  return [name, cls];
+}));
+
+export const {
+  InvalidInputError, InvalidTokenError, DisallowedSpecialTokenError, InputDecodeError,
+  UnknownEncodingError, UnknownModelError, UnknownTokenizerError, VocabFormatError,
+  UnsupportedTokenizerError, AssetError, IntegrityError, DisposedError, ClosedError,
+  WorkerError, AbortError, StateError, TemplateError, ReservedLiteralError, MissingDependencyError,
+} = CLASSES;
+
+/** An error of the class `name` names (a BytepairError carrying `name` for any other name). */
+export function errorFrom({ name, message, token }) {
+  const Class = CLASSES[name];
+  if (Class) return new Class(message, { token });
+  const err = new BytepairError(message, { token });
+  if (name) err.name = name;
+  return err;
+}
