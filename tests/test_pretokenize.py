@@ -92,6 +92,27 @@ def test_block_cuts_keep_pieces_property(text: str, name: str) -> None:
     assert [p for b in blocks for p in split.split(b)] == split.split(text)
 
 
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="ab \n\r\t\u3000\u00a0é\u0301中。,'1", max_size=120), st.integers(0, 130), st.integers(1, 130))
+def test_quick_cut_is_a_cut_of_the_safe_cut_rule(text: str, start: int, width: int) -> None:
+    """``blocks`` first looks for a cut with ``str.find`` and table lookups (no regex to compile): every
+    cut it gives must be one the ``_safe_cut`` rule gives at that very place, inside the window."""
+    from bytepair.pretokenize.splitter import _cut_position, _quick_cut, _safe_cut
+
+    cut = _quick_cut(text, start, start + width)
+    if cut is not None:
+        assert start <= cut < min(start + width, len(text))
+        assert any(_cut_position(m) == cut for m in _safe_cut().finditer(text, max(cut - 1, 0), min(cut + 2, len(text))))
+
+
+def test_quick_cut_finds_cuts_in_prose() -> None:
+    from bytepair.pretokenize.splitter import _quick_cut
+
+    for name, text in corpus_texts().items():
+        if name not in ("zh", "ja"):  # no spaces; cuts there come from newlines or the regex
+            assert _quick_cut(text, len(text) // 2, len(text) // 2 + 4096) is not None, name
+
+
 def test_spans_cover_text() -> None:
     text = "Hello 𝐀 world\n\n"
     split = Pretokenizer(O200K_PATTERN)
