@@ -49,7 +49,7 @@ def test_whitespace_runs_equal_tiktoken(tiktoken_ref, name: str, unit: str) -> N
         assert enc.encode_ordinary(text) == _expected(ref, enc, text)  # again, from warm caches
 
 
-@pytest.mark.parametrize("name", ("cl100k_base", "o200k_base"))
+@pytest.mark.parametrize("name", ("r50k_base", "p50k_base", "cl100k_base", "o200k_base"))
 @settings(max_examples=40, deadline=None)
 @given(text=st.text(alphabet=ALPHABET, min_size=300, max_size=3000))
 def test_random_whitespace_equals_tiktoken(tiktoken_ref, name: str, text: str) -> None:

@@ -11,20 +11,22 @@ when every adjacent pair in it is.) A piece that is itself a token is that token
 ``encode`` looks that up first, so the rest only has to follow the merge rule.
 
 Why it is fast. Chunks repeat (a run of one letter, a small emoji alphabet), so they come from the
-piece cache in C; seam checks are cached per token pair and also run in C. Four ways are tried:
+piece cache in C; seam checks are cached per token pair and also run in C. Five ways are tried:
 
 1. 128-character chunks, when they repeat and every seam holds (a run of one letter, of spaces, of
    ``"\r\n"`` in a vocabulary that keeps every byte apart).
 2. Single characters (a small alphabet of multi-byte characters), when nearly every seam holds; a
    seam that fails is repaired by re-encoding a few tokens on both sides of it, left to right, each
    token copied once.
-3. Sides between cuts no token reaches across, for pieces that do not repeat: between two bytes
+3. Rank by rank over the whole piece, for pieces of a few distinct bytes whose tokens are few
+   (``small_alphabet.py``: a random whitespace mix in GPT-2's vocabularies).
+4. Sides between cuts no token reaches across, for pieces that do not repeat: between two bytes
    that stand next to each other in no token of the vocabulary, no merge can join the two sides
    (the token it made would hold those two bytes), so merging each side on its own is merging the
    whole piece. A random mix of spaces, tabs, CR, LF and NBSP has such places every few bytes in
    most vocabularies; its sides are short and repeat, so they come from a cache in C. (A periodic
    piece is left to stitching, whose chunks repeat whole: cheaper than many small sides.)
-4. Stitching (mixed runs such as ``"    \\n" * n``, where a chunk cut at an arbitrary character
+5. Stitching (mixed runs such as ``"    \\n" * n``, where a chunk cut at an arbitrary character
    starts out of step with the piece's own tokens), and anything that does not repeat: left to
    right, each chunk of bytes starts where the tokens kept so far end, keeps all its tokens but the
    last two (which may change with what follows), and hands back a few kept tokens when its first
@@ -42,6 +44,7 @@ from operator import add, itemgetter, mul, not_
 from typing import TYPE_CHECKING
 
 from .bpe_merge import apply_merges
+from .small_alphabet import SmallAlphabetMerge
 
 if TYPE_CHECKING:  # pragma: no cover
     from .piece_cache import PieceCache
@@ -147,6 +150,7 @@ class LongPieceEncoder:
         self._longest_token = -1  # bytes; found on the first long piece, not at start-up
         self._apart: list[bool] | None = None  # byte pair -> no token holds it (built on first use)
         self._sides = _Sides(ranks)
+        self._few_bytes = SmallAlphabetMerge(ranks)
         self.stats = {"merged_bytes": 0, "stitches": 0, "hand_backs": 0}
         """Work done beyond cache hits, for tests that check it grows linearly (not wall time)."""
 
@@ -155,6 +159,7 @@ class LongPieceEncoder:
         self._seams.clear()
         self._chunks.clear()
         self._sides.clear()
+        self._few_bytes = SmallAlphabetMerge(self._ranks)
 
     def _seam_checks(self, encoded: list[tuple[int, ...]]) -> list[bool]:
         pairs = zip(map(_last, encoded), map(_first, encoded[1:]))
@@ -184,12 +189,16 @@ class LongPieceEncoder:
                 repaired = self._repair(encoded, seams)
                 if repaired is not None:
                     return repaired
-        # 3. Sides between places no token reaches across (a random mix of whitespace).
         data = piece.encode("utf-8")
+        # 3. A few distinct bytes (a random mix of whitespace): rank by rank over the whole piece.
+        ids = self._few_bytes.encode(data)
+        if ids is not None:
+            return tuple(ids)
+        # 4. Sides between places no token reaches across.
         cuts = [] if _periodic(data) else self._cuts_apart(data)
         if cuts:
             return tuple(chain.from_iterable(map(self._sides.__getitem__, map(data.__getitem__, map(slice, [0, *cuts], [*cuts, len(data)])))))
-        # 4. Stitching; 5. the heap merge.
+        # 5. Stitching; 6. the heap merge.
         stitched = self._stitch(data)
         if stitched is not None:
             return stitched
