@@ -5,16 +5,21 @@ of docs/PERFORMANCE.md.
     .venv/bin/python bench/bench_web.py --quick                 # a smoke run: prints, writes nothing
     .venv/bin/python bench/bench_web.py --quick --output /tmp/perf.md
 
-bytepair (``dist/``: Pyodide in a module Web Worker) is compared with gpt-tokenizer, js-tiktoken and
-tiktoken's WebAssembly build, all loaded from ``node_modules`` by one page, ``bench/web/bench.html``,
-with an import map and no bundler. A temporary site on 127.0.0.1 serves that page, ``dist/``,
-``node_modules/`` and the decompressed corpus; its handler counts the bytes of every response.
-Measured, in this order:
+bytepair (``dist/``: Pyodide in a module Web Worker) is compared with gpt-tokenizer, js-tiktoken,
+tiktoken's WebAssembly build, ai-tokenizer and ``@huggingface/tokenizers`` (tokenizers.js), all loaded
+from ``node_modules`` by one page, ``bench/web/bench.html``, with an import map and no bundler.
+tokenizers.js reads a tokenizer.json, which this script writes per encoding with bytepair itself
+(``Tokenizer.from_encoding(name).to_str()``) into the site's ``/hf/``. A temporary site on 127.0.0.1
+serves that page, ``dist/``, ``node_modules/`` and the decompressed corpus; its handler counts the
+bytes of every response. Measured, in this order:
 
 1. start-up: page navigation to the first ``count("hello world")``, cold (fresh profile) and warm
    (the same profile's next pages), with the bytes and requests each start needed;
-2. encode throughput on each corpus file, first pass and warm, every id list checked;
-3. worst cases: 1 MB of "x" and of random letters, one call on a fresh page, with a time limit.
+2. first pass: each corpus file encoded once on a fresh page whose library has encoded nothing yet;
+3. mixed stream: every corpus file in turn, two rounds, one page per library, time per round;
+4. encode throughput on each corpus file, one page per library, first pass and warm;
+5. worst cases: 1 MB of "x", random letters, spaces and random digits, one call on a fresh page,
+   with a time limit.
 
 Every id list is compared with tiktoken 0.14 (Rust, in this Python process) through a sha256 of the
 ids, so a library that disagrees is reported even when all the JavaScript ones agree among
@@ -88,10 +93,15 @@ CHROMIUM_ARGS = [
     "--proxy-bypass-list=127.0.0.1",
 ]
 GC_ARGS = ["--js-flags=--expose-gc"]  # the throughput browser: the page collects garbage before each timed call
-LIBRARIES = ("bytepair", "gpt-tokenizer", "js-tiktoken", "tiktoken")  # keys of LIBRARIES in bench.mjs
-NPM_PACKAGES = {"gpt-tokenizer": "gpt-tokenizer", "js-tiktoken": "js-tiktoken", "tiktoken": "tiktoken"}
+LIBRARIES = (  # keys of LIBRARIES in bench.mjs
+    "bytepair", "gpt-tokenizer", "js-tiktoken", "tiktoken", "ai-tokenizer", "@huggingface/tokenizers",
+)  # fmt: skip
+NPM_PACKAGES = {library: library for library in LIBRARIES if library != "bytepair"}
 STARTUP_TEXT = "hello world"
 WORST_CASE_CHARS = 1_000_000
+QUICK_WORST_CASE_CHARS = 100_000
+MIXED_ROUNDS = 2
+TARGET_WORST_S = 3.0
 TARGET_COLD_S = 3.0
 TARGET_WARM_S = 1.0
 CALL_OVERHEAD_REPEATS = 20
@@ -113,13 +123,20 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--timeout", type=float, help="seconds one encode call may take (default 60, 15 with --quick)")
     parser.add_argument("--encodings", default="o200k_base,cl100k_base", help="comma-separated encodings")
     parser.add_argument(
+        "--worst-encodings",
+        help="comma-separated encodings for the worst cases (default: the first of --encodings; four "
+        "peers that each run into the time limit on three of the four cases make every encoding cost ~12 min)",
+    )
+    parser.add_argument(
         "--corpus", type=Path, default=BENCH / "corpus", help="directory of NAME.txt.xz or NAME.txt files"
     )
     parser.add_argument(
         "--corpora", help=f"comma-separated corpus names (default all; {','.join(QUICK_CORPORA)} with --quick)"
     )
     parser.add_argument(
-        "--only", help="comma-separated measurements to run (start-up, throughput, worst cases, playground); default all"
+        "--only",
+        help="comma-separated measurements to run (start-up, first pass, mixed stream, throughput, worst cases, "
+        "playground); default all",
     )
     parser.add_argument(
         "--output",
@@ -135,6 +152,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     if args.output is None and not args.quick:
         args.output = DEFAULT_OUTPUT
     args.encodings = [e.strip() for e in args.encodings.split(",") if e.strip()]
+    if args.worst_encodings:
+        args.worst_encodings = [e.strip() for e in args.worst_encodings.split(",") if e.strip()]
+        if not set(args.worst_encodings) <= set(args.encodings):
+            parser.error("--worst-encodings must be among --encodings")
+    else:
+        args.worst_encodings = args.encodings[:1]
+    args.worst_chars = QUICK_WORST_CASE_CHARS if args.quick else WORST_CASE_CHARS
     if args.corpora:
         args.corpora = tuple(c.strip() for c in args.corpora.split(",") if c.strip())
     else:
@@ -335,6 +359,7 @@ class Expected:
     digests: dict[tuple[str, str], str]
     tokens: dict[tuple[str, str], int]
     startup_count: dict[str, int]
+    single_piece_fallbacks: list[tuple[str, str, str]] = field(default_factory=list)  # (encoding, text, panic)
 
 
 @dataclass
@@ -375,26 +400,55 @@ class Session:
 
 
 # ----------------------------------------------------------------------------------------- inputs
-def worst_case_texts() -> dict[str, tuple[str, str]]:
-    """Label -> (name, text): two 1 MB single pieces, one letter repeated and seeded random letters."""
+def worst_case_texts(n: int) -> dict[str, tuple[str, str]]:
+    """Label -> (name, text): ``n`` characters of one letter, seeded random letters, spaces, seeded
+    random digits. The first three are single pieces under both encodings' patterns; the digits are
+    not (``\\p{N}{1,3}`` cuts them into threes) and are here because the issue lists them."""
     rng = random.Random(WORST_CASE_SEED)
     return {
-        '"x" × 1,000,000': ("worst-x", "x" * WORST_CASE_CHARS),
-        "random a-z × 1,000,000": ("worst-a-z", "".join(rng.choices(string.ascii_lowercase, k=WORST_CASE_CHARS))),
+        f'"x" × {n:,}': ("worst-x", "x" * n),
+        f"random a-z × {n:,}": ("worst-a-z", "".join(rng.choices(string.ascii_lowercase, k=n))),
+        f'" " × {n:,}': ("worst-spaces", " " * n),
+        f"random 0-9 × {n:,}": ("worst-digits", "".join(rng.choices(string.digits, k=n))),
     }
 
 
+def write_hf_tokenizer_json(root: Path, encodings: Sequence[str]) -> None:
+    """``root/hf/ENCODING.json`` for tokenizers.js, written by bytepair (its ids are checked like every library's)."""
+    from bytepair.tokenizer import Tokenizer
+
+    (root / "hf").mkdir(exist_ok=True)
+    for name in encodings:
+        (root / "hf" / f"{name}.json").write_text(Tokenizer.from_encoding(name).to_str(), encoding="utf-8")
+
+
+SINGLE_PIECES = ("worst-x", "worst-a-z", "worst-spaces")  # texts the encodings' patterns leave whole
+
+
 def reference_ids(work: Path, encodings: Sequence[str], texts: dict[str, str]) -> Expected:
-    """tiktoken's ids for every text, fingerprinted as the page fingerprints its ids."""
+    """tiktoken's ids for every text, fingerprinted as the page fingerprints its ids.
+
+    tiktoken 0.14's pattern step panics (``RuntimeError(StackOverflow)`` from its regex engine, raised
+    as pyo3's ``PanicException``, a BaseException) on 1 MB of spaces. For a text its pattern leaves as
+    one piece the reference is then tiktoken's own BPE of that piece (``_encode_single_piece``), and
+    the fallback is listed under Checks.
+    """
     get_encoding = offline_tiktoken(fill_cache(work / "tiktoken-cache"))
-    digests, tokens, counts = {}, {}, {}
+    expected = Expected({}, {}, {})
     for name in encodings:
         enc = get_encoding(name)
-        counts[name] = len(enc.encode_ordinary(STARTUP_TEXT))
+        expected.startup_count[name] = len(enc.encode_ordinary(STARTUP_TEXT))
         for key, text in texts.items():
-            ids = enc.encode_ordinary(text)
-            digests[name, key], tokens[name, key] = digest(ids), len(ids)
-    return Expected(digests, tokens, counts)
+            try:
+                ids = enc.encode_ordinary(text)
+            except BaseException as err:  # noqa: BLE001 - only a Rust panic, re-raised otherwise
+                if type(err).__name__ != "PanicException" or key not in SINGLE_PIECES:
+                    raise
+                log(f"tiktoken panicked on {name} {key}; reference: its BPE of the text as one piece")
+                ids = enc._encode_single_piece(text.encode("utf-8"))
+                expected.single_piece_fallbacks.append((name, key, str(err).splitlines()[0]))
+            expected.digests[name, key], expected.tokens[name, key] = digest(ids), len(ids)
+    return expected
 
 
 # ------------------------------------------------------------------------------------ 1. start-up
@@ -528,6 +582,210 @@ def measure_throughput(session: Session) -> ThroughputResult:
     return result
 
 
+# ----------------------------------------------------------------- first pass and mixed stream
+@dataclass
+class FirstPassRun:
+    library: str
+    encoding: str
+    corpus: str
+    n_bytes: int
+    ms: float | None  # None: failed (see session.errors)
+
+
+def rotated(libraries: Sequence[str], shift: int) -> list[str]:
+    """The libraries starting at ``shift``: a drift in the machine's load does not always land on the same one."""
+    k = shift % len(libraries)
+    return list(libraries[k:]) + list(libraries[:k])
+
+
+def measure_first_pass(session: Session) -> list[FirstPassRun]:
+    """Every encoding × corpus file × library: a fresh page loads the library and encodes that file once.
+
+    A fresh browser context per call: the library's code, its caches and V8's optimizations start
+    from nothing, as on a page that meets its first text (bytepair: a new worker, empty piece cache).
+    """
+    a = session.args
+    runs = []
+    for encoding in a.encodings:
+        for i, corpus in enumerate(session.corpus):
+            for library in rotated(LIBRARIES, i):
+                log(f"first pass: {encoding}, {corpus}, {library}")
+                n_bytes = session.text_bytes[corpus]
+                with bench_page(session.browser(), session.site, session.guard) as page:
+                    try:
+                        page.call("load", library, encoding, timeout_s=120)
+                        r = page.call("encodeOnce", f"/corpus/{corpus}.txt", timeout_s=a.timeout)
+                    except (JobTimeout, JobError) as err:
+                        session.error(f"first pass {library} {encoding} {corpus}: {err}")
+                        runs.append(FirstPassRun(library, encoding, corpus, n_bytes, None))
+                        continue
+                session.check_ids(encoding, corpus, library, r, f"{corpus} (first pass, fresh page)")
+                runs.append(FirstPassRun(library, encoding, corpus, r["bytes"], r["ms"]))
+    return runs
+
+
+@dataclass
+class MixedRun:
+    library: str
+    encoding: str
+    n_bytes: int  # one round
+    round_ms: list[float]  # empty: failed
+
+
+def measure_mixed(session: Session) -> list[MixedRun]:
+    """Per encoding and library, one fresh page encodes every corpus file in turn, MIXED_ROUNDS times."""
+    a = session.args
+    urls = [f"/corpus/{corpus}.txt" for corpus in session.corpus]
+    n_bytes = sum(session.text_bytes[c] for c in session.corpus)
+    runs = []
+    for e, encoding in enumerate(a.encodings):
+        for library in rotated(LIBRARIES, e):
+            log(f"mixed stream: {encoding}, {library}")
+            with bench_page(session.browser(), session.site, session.guard) as page:
+                try:
+                    page.call("load", library, encoding, timeout_s=120)
+                    r = page.call("mixedStream", urls, MIXED_ROUNDS, timeout_s=a.timeout * 5 * MIXED_ROUNDS)
+                except (JobTimeout, JobError) as err:
+                    session.error(f"mixed stream {library} {encoding}: {err}")
+                    runs.append(MixedRun(library, encoding, n_bytes, []))
+                    continue
+            for k, rnd in enumerate(r["rounds"]):
+                for corpus, result in zip(session.corpus, rnd["files"], strict=True):
+                    session.check_ids(encoding, corpus, library, result, f"{corpus} (mixed stream, round {k + 1})")
+            runs.append(MixedRun(library, encoding, sum(r["bytes"]), [rnd["ms"] for rnd in r["rounds"]]))
+    return runs
+
+
+FIRST_PASS_SUMMARY_COLUMNS: list[Column] = (
+    [("encoding", "l"), ("input MB", "r")]
+    + [(f"{library} MB/s", "r") for library in LIBRARIES]
+    + [("bytepair ÷ gpt-tokenizer time", "r"), ("target: bytepair ≥ gpt-tokenizer's MB/s", "l")]
+)
+
+
+def first_pass_totals(session: Session, runs: list[FirstPassRun], encoding: str) -> dict[str, tuple[int, float]]:
+    """Per library that encoded every file: (total bytes, total ms)."""
+    out = {}
+    for library in LIBRARIES:
+        mine = [r for r in runs if r.library == library and r.encoding == encoding]
+        if len(mine) == len(session.corpus) and all(r.ms is not None for r in mine):
+            out[library] = (sum(r.n_bytes for r in mine), sum(r.ms for r in mine if r.ms is not None))
+    return out
+
+
+def verdict(ratio: float | None) -> str:
+    if ratio is None:
+        return "–"
+    return "met" if ratio <= 1 else "**not met**"
+
+
+def render_first_pass(session: Session, runs: list[FirstPassRun]) -> str:
+    summary, blocks = [], []
+    for encoding in session.args.encodings:
+        totals = first_pass_totals(session, runs, encoding)
+        n_bytes = sum(session.text_bytes[c] for c in session.corpus)
+        row = [encoding, f"{n_bytes / MB:.3f}"]
+        row += [fmt_mbps(*totals[library]) if library in totals else "failed" for library in LIBRARIES]
+        ratio = totals["bytepair"][1] / totals["gpt-tokenizer"][1] if {"bytepair", "gpt-tokenizer"} <= set(totals) else None
+        summary.append(row + ["–" if ratio is None else f"{ratio:.2f}×", verdict(ratio)])
+        body = []
+        for corpus in session.corpus:
+            by_library = {r.library: r for r in runs if r.encoding == encoding and r.corpus == corpus}
+            cells = [fmt_mbps(session.text_bytes[corpus], by_library[lib].ms) if lib in by_library else "–" for lib in LIBRARIES]
+            ours, theirs = by_library.get("bytepair"), by_library.get("gpt-tokenizer")
+            r = f"{ours.ms / theirs.ms:.2f}×" if ours and theirs and ours.ms and theirs.ms else "–"
+            body.append([corpus, f"{session.text_bytes[corpus] / MB:.3f}", *cells, r])
+        columns: list[Column] = (
+            [("corpus", "l"), ("input MB", "r")]
+            + [(f"{library} MB/s", "r") for library in LIBRARIES]
+            + [("bytepair ÷ gpt-tokenizer time", "r")]
+        )
+        blocks.append(f"#### First pass per file, {encoding}\n\n{md_table(columns, body)}")
+    return f"""### 1. First pass: new text on a fresh page
+
+Each corpus file encoded **once** by each library on a page where that library has encoded nothing
+before: per encoding, file and library a fresh browser context (its own renderer, empty caches) loads
+the library (not timed) and times one awaited `encode(text)` after a garbage collection; the order
+of the libraries rotates from file to file. bytepair's piece cache is empty and its Python
+code runs for the first time in that worker; the peers' JavaScript is not yet optimized by V8. MB/s
+is total bytes over total time (MB = 10⁶ bytes); the ratio is a time ratio, under 1.00× means
+bytepair took less time. **Target: bytepair's first pass at least gpt-tokenizer's speed** (ratio
+≤ 1.00×). bytepair's times include the round trip to its Web Worker; the peers block the page's
+main thread.
+
+{md_table(FIRST_PASS_SUMMARY_COLUMNS, summary)}
+
+{chr(10).join(b + chr(10) for b in blocks)}"""
+
+
+def first_pass_notes(session: Session, runs: list[FirstPassRun]) -> list[str]:
+    out = []
+    for encoding in session.args.encodings:
+        totals = first_pass_totals(session, runs, encoding)
+        if not {"bytepair", "gpt-tokenizer"} <= set(totals):
+            out.append(f"- First pass {encoding}: bytepair or gpt-tokenizer failed a file; no verdict.")
+            continue
+        ratio = totals["bytepair"][1] / totals["gpt-tokenizer"][1]
+        out.append(
+            f"- First pass {encoding}: bytepair {fmt_mbps(*totals['bytepair'])} MB/s against gpt-tokenizer's "
+            f"{fmt_mbps(*totals['gpt-tokenizer'])} ({ratio:.2f}× its time): target {verdict(ratio)}."
+        )
+    return out
+
+
+MIXED_COLUMNS: list[Column] = (
+    [("encoding", "l"), ("round", "l"), ("input MB", "r")]
+    + [(f"{library} MB/s", "r") for library in LIBRARIES]
+    + [("bytepair ÷ gpt-tokenizer time", "r")]
+)
+
+
+def render_mixed(session: Session, runs: list[MixedRun]) -> str:
+    body = []
+    for encoding in session.args.encodings:
+        mine = {r.library: r for r in runs if r.encoding == encoding}
+        n_bytes = next((r.n_bytes for r in mine.values()), 0)
+        labels = [f"{k + 1}" for k in range(MIXED_ROUNDS)] + ["both"]
+        for k, label in enumerate(labels):
+            def ms_of(library: str) -> float | None:
+                run = mine.get(library)
+                if run is None or len(run.round_ms) != MIXED_ROUNDS:
+                    return None
+                return sum(run.round_ms) if label == "both" else run.round_ms[k]
+
+            size = n_bytes * (MIXED_ROUNDS if label == "both" else 1)
+            cells = [fmt_mbps(size, ms_of(lib)) if ms_of(lib) is not None else "failed" for lib in LIBRARIES]
+            ours, theirs = ms_of("bytepair"), ms_of("gpt-tokenizer")
+            ratio = f"{ours / theirs:.2f}×" if ours and theirs else "–"
+            body.append([encoding, label if label != "both" else "**both**", f"{size / MB:.3f}", *cells, ratio])
+    return f"""### 2. Mixed stream: every file in turn, two rounds, one page
+
+Per encoding and library, one fresh page loads the library and encodes the {len(session.corpus)} corpus
+files one after the other ({", ".join(session.corpus)}), then all of them again: {MIXED_ROUNDS} rounds
+on the same page, so round 2 meets texts (and pieces) it has seen, while round 1 mixes new text with
+whatever earlier files taught the caches. Texts are fetched before the clock starts; one garbage
+collection before each round; the round is timed as a whole. Every file's ids in every round are
+checked. MB/s and a bytepair ÷ gpt-tokenizer time ratio per round and for both rounds together.
+
+{md_table(MIXED_COLUMNS, body)}
+"""
+
+
+def mixed_notes(session: Session, runs: list[MixedRun]) -> list[str]:
+    out = []
+    for encoding in session.args.encodings:
+        mine = {r.library: r for r in runs if r.encoding == encoding and len(r.round_ms) == MIXED_ROUNDS}
+        if {"bytepair", "gpt-tokenizer"} <= set(mine):
+            ours, theirs = mine["bytepair"], mine["gpt-tokenizer"]
+            ratio = sum(ours.round_ms) / sum(theirs.round_ms)
+            size = ours.n_bytes * MIXED_ROUNDS
+            out.append(
+                f"- Mixed stream {encoding}, both rounds: bytepair {fmt_mbps(size, sum(ours.round_ms))} MB/s, "
+                f"gpt-tokenizer {fmt_mbps(size, sum(theirs.round_ms))} ({ratio:.2f}× its time)."
+            )
+    return out
+
+
 # ------------------------------------------------------------------------------ 3. worst cases
 @dataclass
 class WorstRun:
@@ -564,7 +822,7 @@ def worst_case_run(session: Session, library: str, encoding: str, case: str, nam
 
 def measure_worst_cases(session: Session) -> list[WorstRun]:
     runs = []
-    for encoding in session.args.encodings:
+    for encoding in session.args.worst_encodings:
         for case, name in session.worst_cases.items():
             for library in LIBRARIES:
                 log(f"worst case: {encoding}, {case}, {library}")
@@ -841,7 +1099,7 @@ def overhead_line(session: Session, result: ThroughputResult) -> str:
 
 def render_throughput(session: Session, result: ThroughputResult) -> str:
     a = session.args
-    return f"""### 2. Encode throughput
+    return f"""### 3. Encode throughput per file, first pass and warm, one page per library
 
 MB/s of UTF-8 input (MB = 10⁶ bytes) for one `encode(text)` call on a whole corpus file, timed in the
 page around the awaited call, after a garbage collection (`--js-flags=--expose-gc`). Every library
@@ -863,9 +1121,11 @@ bytepair's fixed cost per call, the median of {CALL_OVERHEAD_REPEATS} `count("")
 """
 
 
-WORST_COLUMNS: list[Column] = [("encoding", "l"), ("input", "l"), ("bytes", "r"), ("tokens", "r")] + [
-    (f"{library} s", "r") for library in LIBRARIES
-]
+WORST_COLUMNS: list[Column] = (
+    [("encoding", "l"), ("input", "l"), ("bytes", "r"), ("tokens", "r")]
+    + [(f"{library} s", "r") for library in LIBRARIES]
+    + [(f"target: bytepair < {TARGET_WORST_S:g} s", "l")]
+)
 
 
 def worst_cell(run: WorstRun | None) -> str:
@@ -876,18 +1136,31 @@ def worst_cell(run: WorstRun | None) -> str:
 
 def render_worst_cases(session: Session, runs: list[WorstRun]) -> str:
     body = []
-    for encoding in session.args.encodings:
+    for encoding in session.args.worst_encodings:
         for case, name in session.worst_cases.items():
             by_library = {r.library: r for r in runs if r.encoding == encoding and r.case == case}
             row = [encoding, case, fmt_bytes(session.text_bytes[name]), f"{session.expected.tokens[encoding, name]:,}"]
-            body.append(row + [worst_cell(by_library.get(library)) for library in LIBRARIES])
-    return f"""### 3. Worst cases
+            ours = by_library.get("bytepair")
+            target = "–" if ours is None else (
+                "**not met**" if ours.ms is None else target_mark(ours.ms / 1000, TARGET_WORST_S)
+            )  # fmt: skip
+            body.append(row + [worst_cell(by_library.get(library)) for library in LIBRARIES] + [target])
+    others = [e for e in session.args.encodings if e not in session.args.worst_encodings]
+    skipped = (
+        f" Not run for {', '.join(others)} (`--worst-encodings`): each encoding costs about four peers × three"
+        f" cases × the {session.args.timeout:g} s limit."
+        if others
+        else ""
+    )
+    return f"""### 4. Worst cases: {session.args.worst_chars:,}-character pieces
 
-One `encode` of 1 MB that the encodings' patterns leave as a single piece: `"x"` repeated (every
-merge the same) and random lowercase letters (seeded {WORST_CASE_SEED}; no run of letters repeats), each
-on a fresh page right after the library loaded (bytepair's caches empty). Seconds; a call still running after
-{session.args.timeout:g} s is abandoned (its page is closed) and shown as "> {session.args.timeout:g} s".
-Tokens are tiktoken's count.
+One `encode` of {session.args.worst_chars:,} characters: `"x"` repeated (every merge the same), random
+lowercase letters (seeded {WORST_CASE_SEED}; no run of letters repeats) and spaces, each a single piece
+under both encodings' patterns, and random digits (seeded), which the patterns cut into pieces of up
+to three digits, so that row is not a single piece. Each call on a fresh page right after the library
+loaded (bytepair's caches empty). Seconds; a call still running after {session.args.timeout:g} s is
+abandoned (its page is closed) and shown as "> {session.args.timeout:g} s". Tokens are tiktoken's count.
+Target: bytepair under {TARGET_WORST_S:g} s on every row.{skipped}
 
 {md_table(WORST_COLUMNS, body)}
 """
@@ -941,6 +1214,15 @@ def failures_by_library(runs: list[WorstRun], prefix: str) -> str:
 
 def worst_notes(session: Session, runs: list[WorstRun]) -> list[str]:
     out = []
+    ours = [r for r in runs if r.library == "bytepair"]
+    if ours:
+        met = [r for r in ours if r.ms is not None and r.ms / 1000 < TARGET_WORST_S]
+        slowest = max((r for r in ours if r.ms is not None), key=lambda r: r.ms or 0.0, default=None)
+        worst = "" if slowest is None else f"; slowest {slowest.encoding} {slowest.case}: {slowest.ms / 1000:.2f} s"
+        out.append(
+            f"- Worst cases, bytepair under {TARGET_WORST_S:g} s: {len(met)} of {len(ours)} runs"
+            f" ({'met' if len(met) == len(ours) else '**not met**'}){worst}."
+        )
     slow = failures_by_library(runs, ">")
     if slow:
         out.append(f"- Worst cases still running after the {session.args.timeout:g} s limit: {slow}.")
@@ -967,6 +1249,8 @@ class Measurement:
 
 MEASUREMENTS: list[Measurement] = [
     Measurement("start-up", "browser-startup", measure_startup, render_startup, startup_notes),
+    Measurement("first pass", "browser", measure_first_pass, render_first_pass, first_pass_notes),
+    Measurement("mixed stream", "browser", measure_mixed, render_mixed, mixed_notes),
     Measurement("throughput", "browser", measure_throughput, render_throughput, throughput_notes),
     Measurement("worst cases", "browser", measure_worst_cases, render_worst_cases, worst_notes),
     Measurement("playground", "playground", measure_playground, render_playground, playground_notes),
@@ -1012,7 +1296,11 @@ def machine_facts(session: Session, started: float) -> dict[str, str]:
         ),
         "peers": ", ".join(
             f"{name} {package_version(pkg)}" for name, pkg in NPM_PACKAGES.items()
-        ) + " (the `lite` entry points; tiktoken is its Rust core compiled to WebAssembly)",
+        ) + (
+            " (js-tiktoken's and tiktoken's `lite` entry points; tiktoken is its Rust core compiled to "
+            "WebAssembly; @huggingface/tokenizers is tokenizers.js, reading a tokenizer.json that bytepair's "
+            "`Tokenizer.from_encoding(name).to_str()` wrote for this run)"
+        ),
     }
 
 
@@ -1031,10 +1319,18 @@ def checks_block(session: Session) -> str:
         + "\n".join(f"- `{u}`" for u in sorted(set(session.guard.violations)))
     )
     errors = "" if not session.errors else "\n\n**Errors:**\n\n" + "\n".join(f"- {e}" for e in session.errors)
+    fallbacks = session.expected.single_piece_fallbacks
+    if fallbacks:
+        ids += (
+            "\n\ntiktoken's own `encode_ordinary` panicked on "
+            + ", ".join(f"{enc} `{key}`" for enc, key, _ in fallbacks)
+            + f" (`` {fallbacks[0][2]} ``, its regex engine); those references are tiktoken's BPE of the whole text "
+            "as one piece (`_encode_single_piece`), which is what its pattern makes of it."
+        )
     return f"""### Checks
 
-Every id list a page produced (each library, encoding and corpus file on its first pass, each worst
-case that finished) was compared with tiktoken 0.14's ids for the same text, by length and a sha256 of
+Every id list a page produced (each library, encoding and corpus file on its fresh-page first pass,
+in each mixed-stream round and on the per-file page, each worst case that finished) was compared with tiktoken 0.14's ids for the same text, by length and a sha256 of
 the ids as little-endian 32-bit words, and every start-up's `count({STARTUP_TEXT!r})` with tiktoken's.
 {ids}
 
@@ -1105,12 +1401,14 @@ def run(args: argparse.Namespace, work: Path) -> int:
     started, started_epoch = time.perf_counter(), time.time()
     bundle_before = bundle_fingerprint()
     corpus = load_corpus(args.corpus, args.corpora)
-    worst = worst_case_texts()
+    worst = worst_case_texts(args.worst_chars)
     texts = {**corpus, **dict(worst.values())}
     log(f"corpus: {', '.join(corpus)}; encodings: {', '.join(args.encodings)}; repeats {args.repeats}")
     log("reference ids from tiktoken")
     expected = reference_ids(work, args.encodings, texts)
+    log("tokenizer.json per encoding for @huggingface/tokenizers, written by bytepair")
     with serve_site(work, texts) as site, sync_playwright() as playwright:
+        write_hf_tokenizer_json(site.root, args.encodings)
         session = Session(
             args, site, playwright, list(corpus), {label: name for label, (name, _) in worst.items()},
             {name: len(text.encode("utf-8")) for name, text in texts.items()}, expected, work,

@@ -51,6 +51,31 @@ const LIBRARIES = {
     const enc = new Tiktoken(data.bpe_ranks, data.special_tokens, data.pat_str);
     return { encode: (text) => enc.encode(text), count: (text) => enc.encode(text).length, dispose: () => enc.free() };
   },
+
+  /** ai-tokenizer: pure JavaScript; the encoding module carries its ranks as string and byte tables. */
+  async "ai-tokenizer"(encoding) {
+    const [{ Tokenizer }, data] = await Promise.all([
+      import("/node_modules/ai-tokenizer/dist/index.js"),
+      import(`/node_modules/ai-tokenizer/dist/encoding/${encoding}.js`),
+    ]);
+    const tok = new Tokenizer(data);
+    return { encode: (text) => tok.encode(text), count: (text) => tok.count(text) };
+  },
+
+  /** @huggingface/tokenizers (tokenizers.js): pure JavaScript, reading a tokenizer.json; the driver
+   * writes one per encoding with bytepair (`Tokenizer.from_encoding(…).to_str()`) to /hf/ENCODING.json. */
+  async "@huggingface/tokenizers"(encoding) {
+    const [{ Tokenizer }, json] = await Promise.all([
+      import("/node_modules/@huggingface/tokenizers/dist/tokenizers.mjs"),
+      fetch(`/hf/${encoding}.json`).then((r) => {
+        if (!r.ok) throw new Error(`cannot fetch /hf/${encoding}.json: HTTP ${r.status}`);
+        return r.json();
+      }),
+    ]);
+    const tok = new Tokenizer(json, {});
+    const encode = (text) => tok.encode(text, { add_special_tokens: false }).ids;
+    return { encode, count: (text) => encode(text).length };
+  },
 };
 
 let current = null; // { name, encoding, lib } loaded by bench.load
@@ -132,6 +157,27 @@ const bench = {
     const text = await fetchText(url);
     const { ms, result } = await timed(() => lib.encode(text));
     return { ms, bytes: new TextEncoder().encode(text).length, tokens: result.length, digest: await digest(result) };
+  },
+
+  /** The mixed stream: every file in turn, `rounds` times, on this page; milliseconds per round (the
+   * texts are fetched before the first round, one garbage collection before each round, none between
+   * files) and the fingerprint of every file's ids in every round, taken after that round's clock stopped. */
+  async mixedStream(urls, rounds) {
+    const lib = requireLoaded();
+    const texts = [];
+    for (const url of urls) texts.push(await fetchText(url));
+    const out = [];
+    for (let round = 0; round < rounds; round++) {
+      collectGarbage();
+      const results = [];
+      const start = performance.now();
+      for (const text of texts) results.push(await lib.encode(text));
+      const ms = performance.now() - start;
+      const files = [];
+      for (const ids of results) files.push({ tokens: ids.length, digest: await digest(ids) });
+      out.push({ ms, files });
+    }
+    return { bytes: texts.map((t) => new TextEncoder().encode(t).length), rounds: out };
   },
 
   /** Median milliseconds of `count("")`: the fixed cost of one call (for bytepair, the worker round trip). */

@@ -1,0 +1,53 @@
+"""What the browser benchmark (bench/bench_web.py) assumes about its worst-case inputs.
+
+Why: tiktoken's own pattern step panics on 1 MB of spaces, so the benchmark takes tiktoken's BPE of
+the whole text as one piece (``_encode_single_piece``) as the reference for the texts it lists in
+``SINGLE_PIECES``. That is exact only if the pattern really leaves those texts whole, and if the
+single-piece path gives the ids ``encode_ordinary`` gives; both are checked here at sizes where
+tiktoken does not panic. The digits text is the one worst case that is not a single piece.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+regex = pytest.importorskip("regex")
+pytest.importorskip("playwright")
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+
+
+@pytest.fixture(scope="module")
+def bench_web():
+    sys.path.insert(0, str(BENCH))
+    try:
+        import bench_web as module
+    finally:
+        sys.path.remove(str(BENCH))
+    return module
+
+
+@pytest.mark.parametrize("encoding", ["o200k_base", "cl100k_base"])
+def test_single_piece_fallback_is_exact(bench_web, tiktoken_ref, encoding: str) -> None:
+    enc = tiktoken_ref(encoding)
+    texts = dict(bench_web.worst_case_texts(20_000).values())
+    assert set(bench_web.SINGLE_PIECES) < set(texts)
+    for name, text in texts.items():
+        pieces = regex.findall(enc._pat_str, text)
+        assert "".join(pieces) == text
+        if name in bench_web.SINGLE_PIECES:
+            assert len(pieces) == 1, name
+            assert enc._encode_single_piece(text.encode("utf-8")) == enc.encode_ordinary(text), name
+        else:
+            assert len(pieces) > 1, name
+
+
+def test_worst_case_texts_have_the_size_asked(bench_web) -> None:
+    texts = bench_web.worst_case_texts(1_000)
+    assert len(texts) == 4
+    for label, (name, text) in texts.items():
+        assert len(text) == 1_000 and "1,000" in label and name.startswith("worst-")
+    assert texts != bench_web.worst_case_texts(999)
