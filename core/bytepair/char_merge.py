@@ -232,18 +232,27 @@ class PairCharStarts(_Starts):
         return self._tokens()
 
     def _inner(self, data: bytes) -> tuple[tuple, int]:
-        table = self.table
+        """The pair-rank merge of ``data`` alone (as ``pair_merge``'s scan of a short list), and the
+        highest packed value it used (-1 if none)."""
+        width, get, none = self.table.width, self.table.packed.get, self.table._no_merge
         parts = list(map(self._single.__getitem__, data))
+        values = list(map(get, map(add, map(mul, parts, repeat(width)), parts[1:]), repeat(none)))
         highest = -1
-        while len(parts) > 1:
-            values = [table.packed.get(a * table.width + b) for a, b in zip(parts, parts[1:])]
-            found = [v for v in values if v is not None]
-            if not found:
+        while values:
+            best = min(values)
+            if best == none:
                 break
-            best = min(found)
-            at = values.index(best)
-            highest = max(highest, best)
-            parts[at : at + 2] = [best % table.width]
+            if best > highest:
+                highest = best
+            i = values.index(best)
+            merged = best % width
+            parts[i] = merged
+            del parts[i + 1]
+            del values[i]
+            if i < len(values):
+                values[i] = get(merged * width + parts[i + 1], none)
+            if i:
+                values[i - 1] = get(parts[i - 1] * width + merged, none)
         return tuple(parts), highest
 
     def merge(self, piece: str) -> list[int] | None:

@@ -58,6 +58,13 @@ class PreTokenizer:
     byte_level = False
     """True for ByteLevel (and a Sequence holding it): the model then reads pieces as bytes."""
 
+    @property
+    def splits_nothing(self) -> bool:
+        """Whether ``split`` returns a non-empty text unchanged as its one piece (and nothing for
+        an empty one): a ``Sequence`` then only drops empty pieces instead of calling the step on
+        each (a call per piece cost ~10% of a first pass on Chinese with Llama 3)."""
+        return False
+
     def spans(self, text: str) -> list[Piece]:
         raise NotImplementedError
 
@@ -239,6 +246,10 @@ class ByteLevel(PreTokenizer):
         self.use_regex = use_regex
         self._split = Split(GPT2_PATTERN, "isolated") if use_regex else None
 
+    @property
+    def splits_nothing(self) -> bool:
+        return not self.add_prefix_space and self._split is None
+
     def split(self, text: str) -> list[str]:
         if self.add_prefix_space and not text.startswith(" "):
             text = " " + text
@@ -309,7 +320,9 @@ class Sequence(PreTokenizer):
     def split(self, text: str) -> list[str]:
         pieces = [text]
         for step in self.steps:
-            if len(pieces) == 1:
+            if step.splits_nothing:
+                pieces = list(filter(None, pieces))
+            elif len(pieces) == 1:
                 pieces = step.split(pieces[0])
             else:
                 pieces = [p for piece in pieces for p in step.split(piece)]

@@ -1,0 +1,98 @@
+"""The cheaper first-pass paths of ``tokenizer.json`` models held equal to their plain forms: the
+fragment tokens found by regex against a token-by-token scan (real vocabularies and random ones),
+the visible form of a piece by ``str.translate`` against the byte-by-byte join, and a ``Sequence``
+that skips a pass-through ``ByteLevel`` step against calling the step on every piece."""
+
+from __future__ import annotations
+
+import lzma
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import bytepair
+from bytepair.bpe_model import BPEModel, _reference_visible, _visible
+from bytepair.byte_unicode import BYTE_TO_UNICODE, bytes_to_visible
+from bytepair.pre_tokenizers import ByteLevel, Sequence, Split
+
+ROOT = Path(__file__).resolve().parent.parent
+HF = ROOT / "build" / "cache" / "hf"
+CORPUS = ROOT / "bench" / "corpus"
+LLAMA3_PATTERN = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
+
+
+@pytest.mark.parametrize("model", ["llama3", "qwen2_5", "deepseek_v3", "gpt2", "gpt4o"])
+def test_fragment_candidates_equal_plain_scan_on_real_vocabularies(model: str) -> None:
+    path = HF / model / "tokenizer.json"
+    if not path.is_file():
+        pytest.skip(f"no {path} (make hf-data)")
+    bpe = bytepair.Tokenizer.from_file(path).engine.model
+    found = bpe._fragment_candidates()
+    assert len(found) == len(set(found))
+    assert set(found) == set(bpe._reference_fragment_candidates())
+    assert len(found) > 50
+
+
+# Bytes that make fragments: ASCII, continuation bytes, and lead bytes of 2-, 3- and 4-byte characters.
+FRAGMENT_BYTES = st.sampled_from([0x41, 0x20, 0x80, 0x8F, 0xA5, 0xBF, 0xC3, 0xD0, 0xE4, 0xE6, 0xF0, 0xF4])
+
+
+@settings(max_examples=500, deadline=None)
+@given(tokens=st.lists(st.binary(min_size=2, max_size=7) | st.lists(FRAGMENT_BYTES, min_size=2, max_size=6).map(bytes),
+                       max_size=40),
+       added=st.lists(st.text(alphabet="<|>x中", min_size=2, max_size=5), max_size=3))
+def test_fragment_candidates_equal_plain_scan_on_random_vocabularies(tokens: list[bytes], added: list[str]) -> None:
+    """Random byte tokens (often cut inside characters) plus a few texts outside the byte map (as
+    added tokens are): the regex passes and the plain scan find the same tokens."""
+    vocab = {BYTE_TO_UNICODE[b]: b for b in range(256)}
+    for token in [bytes_to_visible(t) for t in tokens] + added:
+        vocab.setdefault(token, len(vocab))
+    bpe = BPEModel(vocab, [], byte_level=True)
+    found = bpe._fragment_candidates()
+    assert len(found) == len(set(found))
+    assert set(found) == set(bpe._reference_fragment_candidates())
+
+
+@settings(max_examples=1000, deadline=None)
+@given(piece=st.text(alphabet=st.characters(codec=None, exclude_categories=())))
+def test_visible_by_translate_equals_byte_join(piece: str) -> None:
+    assert _visible(piece) == _reference_visible(piece)
+
+
+def test_visible_with_lone_surrogates() -> None:
+    for piece in ["\ud800", "a\udfffb", "中\ud83d"]:
+        assert _visible(piece) == _reference_visible(piece)
+
+
+def _stepwise(steps: list, text: str) -> list[str]:
+    """A Sequence's split written plainly: every step on every piece."""
+    pieces = [text]
+    for step in steps:
+        pieces = [p for piece in pieces for p in step.split(piece)]
+    return pieces
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet="ab 中文，。\n\t1'", max_size=40))
+def test_sequence_skipping_pass_through_byte_level_equals_stepwise(text: str) -> None:
+    passing = ByteLevel(add_prefix_space=False, trim_offsets=True, use_regex=False)
+    assert passing.splits_nothing
+    for steps in ([Split(LLAMA3_PATTERN, "isolated"), passing], [passing], [passing, Split(LLAMA3_PATTERN, "isolated")],
+                  [Split(LLAMA3_PATTERN, "isolated"), ByteLevel(add_prefix_space=True, use_regex=False)]):
+        assert Sequence(steps).split(text) == _stepwise(steps, text)
+    assert not ByteLevel(add_prefix_space=True, use_regex=False).splits_nothing
+    assert not ByteLevel(add_prefix_space=False, use_regex=True).splits_nothing
+
+
+def test_corpus_pieces_unchanged_by_the_skip() -> None:
+    path = HF / "llama3" / "tokenizer.json"
+    if not path.is_file():
+        pytest.skip(f"no {path} (make hf-data)")
+    pre = bytepair.Tokenizer.from_file(path).pre_tokenizer
+    assert isinstance(pre, Sequence) and any(step.splits_nothing for step in pre.steps)
+    text = lzma.open(CORPUS / "zh.txt.xz", "rt", encoding="utf-8").read()[:50_000]
+    assert pre.split(text) == _stepwise(pre.steps, text)
