@@ -96,3 +96,50 @@ def test_corpus_pieces_unchanged_by_the_skip() -> None:
     assert isinstance(pre, Sequence) and any(step.splits_nothing for step in pre.steps)
     text = lzma.open(CORPUS / "zh.txt.xz", "rt", encoding="utf-8").read()[:50_000]
     assert pre.split(text) == _stepwise(pre.steps, text)
+
+
+DEEPSEEK_SPLITS = [r"\p{N}{1,3}", "[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+",
+                   "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+"]
+MIXED = st.text(alphabet="ab Z7 12中文の，。!\n\t'😀🫠\U00020000-", max_size=60)
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=MIXED)
+def test_isolated_split_equals_walking_the_matches(text: str) -> None:
+    """``split_isolated`` (findall + split in C) against the spans walked one by one, for the
+    DeepSeek-V3 patterns, one that can match the empty string and Llama 3's."""
+    for pattern in [*DEEPSEEK_SPLITS, r"x*", r"\p{N}|(?=中)", LLAMA3_PATTERN]:
+        step = Split(pattern, "isolated")
+        assert step.split(text) == step._reference_split(text), pattern
+        if not any(ord(c) > 0xFFFF for c in text):
+            assert step.split(text, bmp=True) == step._reference_split(text), pattern
+
+
+def test_isolated_split_refuses_empty_matches() -> None:
+    step = Split(r"x*", "isolated")
+    assert step._pretokenizer.split_isolated("abxc") is None
+    assert step.split("abxc") == step._reference_split("abxc")
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=MIXED)
+def test_deepseek_sequence_equals_stepwise_reference(text: str) -> None:
+    steps = [Split(p, "isolated") for p in DEEPSEEK_SPLITS] + [ByteLevel(False, True, False)]
+    plain = [text]
+    for step in steps:
+        split = step._reference_split if isinstance(step, Split) else step.split
+        plain = [p for piece in plain for p in split(piece)]
+    assert Sequence(steps).split(text) == plain
+
+
+def test_deepseek_pieces_on_corpus_equal_stepwise_reference() -> None:
+    path = HF / "deepseek_v3" / "tokenizer.json"
+    if not path.is_file():
+        pytest.skip(f"no {path} (make hf-data)")
+    pre = bytepair.Tokenizer.from_file(path).pre_tokenizer
+    text = lzma.open(CORPUS / "zh.txt.xz", "rt", encoding="utf-8").read()[:60_000] + "😀 12🫠中文"
+    plain = [text]
+    for step in pre.steps:
+        split = step._reference_split if isinstance(step, Split) else step.split
+        plain = [p for piece in plain for p in split(piece)]
+    assert pre.split(text) == plain

