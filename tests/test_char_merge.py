@@ -172,3 +172,25 @@ def test_guards_by_token_id_refuse_no_more_on_real_text(model: str) -> None:
     pieces = [p for p in dict.fromkeys(tok.engine.split(text)) if 3 * len(p) <= 2 * len(p.encode())]
     assert len(pieces) > 1000
     assert [starts.merge(p) for p in pieces] == [starts.reference_merge(p) for p in pieces]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(spec=pair_tables())
+def test_inner_merge_of_three_bytes_equals_the_scan(spec: tuple[MergeTable, list[int], list[bytes]]) -> None:
+    table, byte_ids, token_bytes = spec
+    starts = PairCharStarts(table, byte_ids, lambda: token_bytes)
+    for char in CHARS:
+        data = char.encode()
+        assert starts._inner(data) == starts._inner_scan(data)
+
+
+def test_inner_merge_of_three_bytes_on_real_tokenizers() -> None:
+    path = Path(__file__).resolve().parent.parent / "build" / "cache" / "hf" / "llama3" / "tokenizer.json"
+    if not path.is_file():
+        pytest.skip(f"no {path} (make hf-data)")
+    bpe = bytepair.Tokenizer.from_file(path).engine.model
+    starts = PairCharStarts(bpe.table, [bpe.token_to_id(BYTE_TO_UNICODE[b]) for b in range(256)], bpe._fragment_candidates)
+    text = lzma.open(CORPUS / "zh.txt.xz", "rt", encoding="utf-8").read()[:100_000]
+    chars = [c for c in dict.fromkeys(text) if len(c.encode()) == 3]
+    assert len(chars) > 1000
+    assert [starts._inner(c.encode()) for c in chars] == [starts._inner_scan(c.encode()) for c in chars]

@@ -125,6 +125,8 @@ class _Starts:
     def __init__(self) -> None:
         self._fragments: tuple[dict[bytes, set[int]], dict[bytes, set[int]]] | None = None
         self._parts = _CharParts(self)
+        self._before: dict[bytes, frozenset[int]] = {}  # a character's bytes but the last -> its "before"
+        self._after: dict[bytes, frozenset[int]] = {}  # its bytes but the first -> its "after"
 
     def _token_bytes(self) -> Iterable[bytes]:  # pragma: no cover - each rule defines it
         raise NotImplementedError
@@ -138,14 +140,18 @@ class _Starts:
             return None
         if self._fragments is None:
             self._fragments = _fragments(self._token_bytes())
-        leading, trailing = self._fragments
-        before: set[int] = set()
-        after: set[int] = set()
-        for j in range(1, len(data)):
-            after.update(leading.get(data[j:], ()))
-            before.update(trailing.get(data[:j], ()))
+        # What may precede a character depends only on its bytes but the last, what may follow it
+        # only on its bytes but the first: both shared by many characters, so worked out once each.
+        before = self._before.get(data[:-1])
+        if before is None:
+            trailing = self._fragments[1]
+            before = self._before[data[:-1]] = frozenset().union(*(trailing.get(data[:j], ()) for j in range(1, len(data))))
+        after = self._after.get(data[1:])
+        if after is None:
+            leading = self._fragments[0]
+            after = self._after[data[1:]] = frozenset().union(*(leading.get(data[j:], ()) for j in range(1, len(data))))
         parts, inner = self._inner(data)
-        return parts, (inner,) * len(parts), frozenset(before), frozenset(after), len(data)
+        return parts, (inner,) * len(parts), before, after, len(data)
 
     def _start(self, piece: str) -> tuple[list[Any], list[int]]:
         """The piece's starting parts (sealed characters pre-built, the rest single bytes) and
@@ -233,8 +239,27 @@ class PairCharStarts(_Starts):
         return self._tokens()
 
     def _inner(self, data: bytes) -> tuple[tuple, int]:
-        """The pair-rank merge of ``data`` alone (as ``pair_merge``'s scan of a short list), and the
-        highest packed value it used (-1 if none)."""
+        """The pair-rank merge of ``data`` alone, and the highest packed value it used (-1 if
+        none). Three-byte characters (most CJK) are worked out in straight lines, one per first
+        merge, as ``_inner_scan`` would; a first pass meets thousands of new characters."""
+        if len(data) != 3:
+            return self._inner_scan(data)
+        width, get = self.table.width, self.table.packed.get
+        single = self._single
+        a, b, c = single[data[0]], single[data[1]], single[data[2]]
+        left, right = get(a * width + b), get(b * width + c)
+        if left is None and right is None:
+            return (a, b, c), -1
+        if right is None or (left is not None and left <= right):  # a + b first (leftmost of equals)
+            ab = left % width  # type: ignore[operator]
+            last = get(ab * width + c)
+            return ((ab, c), left) if last is None else ((last % width,), max(left, last))  # type: ignore[type-var]
+        bc = right % width
+        last = get(a * width + bc)
+        return ((a, bc), right) if last is None else ((last % width,), max(right, last))
+
+    def _inner_scan(self, data: bytes) -> tuple[tuple, int]:
+        """``_inner`` for any length, as ``pair_merge``'s scan of a short list."""
         width, get, none = self.table.width, self.table.packed.get, self.table._no_merge
         parts = list(map(self._single.__getitem__, data))
         values = list(map(get, map(add, map(mul, parts, repeat(width)), parts[1:]), repeat(none)))

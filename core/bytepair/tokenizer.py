@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import chain
 from random import Random
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -633,8 +634,8 @@ class Tokenizer:
         if self._truncation is None and self._padding is None:
             # Ids by the fast path (the post-processor needs only ids to add its special tokens);
             # everything else is built if and when it is read.
-            first_ids = Piecewise(ids=[i for ids in self._ids(sequence) for i in ids])
-            second_ids = None if pair is None else Piecewise(ids=[i for ids in self._ids(pair) for i in ids])
+            first_ids = Piecewise(ids=list(chain.from_iterable(self._ids(sequence))))
+            second_ids = None if pair is None else Piecewise(ids=list(chain.from_iterable(self._ids(pair))))
             ids = self._processor().process(first_ids, second_ids, add_special_tokens).ids
             return Encoded(ids, build=lambda: self._encode_full(sequence, pair, add_special_tokens, pad=False))
         return self._encode_full(sequence, pair, add_special_tokens, pad=self._padding is not None)
