@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from functools import cache, lru_cache
+from bisect import bisect_right
 from itertools import accumulate, chain
 from typing import Any
 
@@ -23,6 +24,7 @@ __all__ = ["Pretokenizer"]
 
 
 _CUT_WINDOW = 4096
+_ASTRAL = re.compile("[\U00010000-\U0010FFFF]")
 
 
 def _has_astral(text: str) -> bool:
@@ -134,8 +136,12 @@ class Pretokenizer:
                 out.append(gaps[-1])
         if swapped is None:
             return out
-        ends = list(accumulate(map(len, out)))  # stand-ins keep lengths: cut the original text
-        return list(map(text.__getitem__, map(slice, [0, *ends], ends)))
+        # Stand-ins keep lengths: only the pieces holding one are cut again from the original text.
+        ends = list(accumulate(map(len, out)))
+        for match in _ASTRAL.finditer(text):
+            i = bisect_right(ends, match.start())
+            out[i] = text[ends[i - 1] if i else 0 : ends[i]]
+        return out
 
     def find_cut(self, text: str, start: int, end: int | None = None) -> int | None:
         """The first safe cut point ``p`` with ``start <= p < end`` (a position where ``text[:p]`` and
