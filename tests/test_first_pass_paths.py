@@ -159,3 +159,31 @@ def test_encode_chunks_equal_the_id_stream(model: str) -> None:
     for text in [base, " lead space", "中文 mixed 123 😀", "".join(f"{m} part {i} " for i, m in enumerate(marks)) + base[:300], ""]:
         assert list(tok._id_chunks(text)) == list(tok._ids(text))
         assert tok.encode(text, add_special_tokens=False).ids == [i for ids in tok._ids(text) for i in ids]
+
+
+@pytest.fixture(scope="module")
+def byte_level_models() -> list:
+    models = []
+    for name in ("llama3", "qwen2_5"):
+        path = HF / name / "tokenizer.json"
+        if path.is_file():
+            models.append(bytepair.Tokenizer.from_file(path).engine.model)
+    if not models:
+        pytest.skip("no Llama 3 / Qwen2.5 tokenizer.json (make hf-data)")
+    return models
+
+
+@settings(max_examples=400, deadline=None)
+@given(pieces=st.lists(st.text(alphabet="ab Z!中文的是了😀\n\x7f\u00e9", min_size=1, max_size=12), min_size=1, max_size=40))
+def test_encode_piece_equals_lookup_then_plain_merge(byte_level_models: list, pieces: list[str]) -> None:
+    """A byte-level model's ``encode_piece`` (one encode shared by the whole lookup and both merge
+    paths) against the plain rule: with ``ignore_merges`` the vocabulary's token if the piece is
+    one, else the pair-rank merge of its bytes."""
+    from bytepair.pair_merge import reference_pair_merge
+
+    for bpe in byte_level_models:
+        for piece in pieces * 2:  # the second round may take the character path (tables built)
+            data = piece.encode("utf-8", "surrogatepass")
+            whole = bpe.vocab.get(bytes_to_visible(data)) if bpe.ignore_merges else None
+            expected = [whole] if whole is not None else reference_pair_merge([bpe._byte_ids[b] for b in data], bpe.table)
+            assert list(bpe.encode_piece(piece)) == expected, piece

@@ -139,21 +139,32 @@ class BPEModel:
         drawing from ``rng`` (BPE-dropout; ``ignore_merges`` is then not applied, as in HF). The
         model's own ``dropout`` (the file's field) is applied by ``Tokenizer.encode``, never here,
         so the piece cache only ever holds the deterministic ids."""
+        if not dropout and self._byte_ids is not None:
+            # Byte-level (every new piece of a first pass comes here): the piece's bytes are found
+            # once and shared by the ``ignore_merges`` lookup, the choice of path and the merge.
+            data = piece.encode("utf-8", "surrogatepass")
+            if self.ignore_merges:
+                # Printable ASCII without spaces is its own visible form (as in ``_whole``).
+                ascii_visible = len(data) == len(piece) and piece.isprintable() and " " not in piece
+                whole = self.vocab.get(piece if ascii_visible else data.decode("latin-1").translate(_VISIBLE_TABLE))
+                if whole is not None:
+                    return (whole,)
+            if 3 * len(piece) <= 2 * len(data) <= 2 * CHAR_MERGE_MAX_BYTES:
+                # Mostly multi-byte characters: start from whole characters where exact
+                # (char_merge.py), once enough such pieces came to pay for the tables.
+                if self._chars is None:
+                    self._char_pieces += 1
+                    if self._char_pieces >= CHAR_MERGE_AFTER:
+                        self._chars = PairCharStarts(self.table, self._byte_ids, self._fragment_candidates)
+                if self._chars is not None:
+                    ids = self._chars.merge(piece)
+                    if ids is not None:
+                        return tuple(ids)
+            return tuple(pair_merge(list(map(self._byte_ids.__getitem__, data)), self.table))
         if self.ignore_merges and not dropout:
             whole = self._whole(piece)
             if whole is not None:
                 return (whole,)
-        if not dropout and self._byte_ids is not None and 3 * len(piece) <= 2 * len(piece.encode("utf-8", "surrogatepass")) <= 2 * CHAR_MERGE_MAX_BYTES:
-            # Mostly multi-byte characters: start from whole characters where exact (char_merge.py),
-            # once enough such pieces came to pay for the tables.
-            if self._chars is None:
-                self._char_pieces += 1
-                if self._char_pieces >= CHAR_MERGE_AFTER:
-                    self._chars = PairCharStarts(self.table, self._byte_ids, self._fragment_candidates)
-            if self._chars is not None:
-                ids = self._chars.merge(piece)
-                if ids is not None:
-                    return tuple(ids)
         symbols = self._symbols(piece)
         return tuple(pair_merge(symbols, self.table, dropout=dropout, rng=rng))
 
