@@ -121,6 +121,24 @@ def test_pair_rule_equals_reference_or_refuses(spec: tuple[MergeTable, list[int]
         assert ids == reference_pair_merge([byte_ids[b] for b in piece.encode()], table)
 
 
+@settings(max_examples=2000, deadline=None)
+@given(spec=pair_tables(), pieces=st.lists(st.text(alphabet=CHARS, min_size=2, max_size=16), min_size=1, max_size=5))
+def test_pair_rule_guards_by_token_id(spec: tuple[MergeTable, list[int], list[bytes]], pieces: list[str]) -> None:
+    """``merge`` reads guards by token id (filled as characters are met, so one object serves
+    several pieces, as in a model); ``reference_merge`` carries them in a list. Either may refuse;
+    whatever either answers is the plain rule's answer."""
+    table, byte_ids, token_bytes = spec
+    starts = PairCharStarts(table, byte_ids, lambda: token_bytes)
+    for piece in pieces:
+        expected = reference_pair_merge([byte_ids[b] for b in piece.encode()], table)
+        ids, ref = starts.merge(piece), starts.reference_merge(piece)
+        if ids is not None:
+            assert ids == expected
+        if ref is not None:
+            assert ref == expected
+        assert starts._start_parts(piece) == starts._start(piece)[0]
+
+
 @pytest.mark.parametrize("model", ["qwen2_5", "llama3"])
 def test_pair_rule_on_real_tokenizers(model: str) -> None:
     """The model's encode_piece (which takes the character path for these pieces) against the
@@ -138,3 +156,41 @@ def test_pair_rule_on_real_tokenizers(model: str) -> None:
             assert list(bpe.encode_piece(piece)) == reference_pair_merge([byte_ids[b] for b in data], bpe.table), piece
             checked += 1
     assert checked > 500
+
+
+@pytest.mark.parametrize("model", ["qwen2_5", "llama3", "deepseek_v3"])
+def test_guards_by_token_id_refuse_no_more_on_real_text(model: str) -> None:
+    """On the corpus's Chinese and Japanese the id-keyed guards answer exactly as the listed
+    guards do (no extra refusals, which would send pieces to the slower byte merge)."""
+    path = Path(__file__).resolve().parent.parent / "build" / "cache" / "hf" / model / "tokenizer.json"
+    if not path.is_file():
+        pytest.skip(f"no {path} (make hf-data)")
+    tok = bytepair.Tokenizer.from_file(path)
+    bpe = tok.engine.model
+    starts = PairCharStarts(bpe.table, [bpe.token_to_id(BYTE_TO_UNICODE[b]) for b in range(256)], bpe._fragment_candidates)
+    text = "".join(lzma.open(CORPUS / f"{lang}.txt.xz", "rt", encoding="utf-8").read()[:40_000] for lang in ("zh", "ja"))
+    pieces = [p for p in dict.fromkeys(tok.engine.split(text)) if 3 * len(p) <= 2 * len(p.encode())]
+    assert len(pieces) > 1000
+    assert [starts.merge(p) for p in pieces] == [starts.reference_merge(p) for p in pieces]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(spec=pair_tables())
+def test_inner_merge_of_three_bytes_equals_the_scan(spec: tuple[MergeTable, list[int], list[bytes]]) -> None:
+    table, byte_ids, token_bytes = spec
+    starts = PairCharStarts(table, byte_ids, lambda: token_bytes)
+    for char in CHARS:
+        data = char.encode()
+        assert starts._inner(data) == starts._inner_scan(data)
+
+
+def test_inner_merge_of_three_bytes_on_real_tokenizers() -> None:
+    path = Path(__file__).resolve().parent.parent / "build" / "cache" / "hf" / "llama3" / "tokenizer.json"
+    if not path.is_file():
+        pytest.skip(f"no {path} (make hf-data)")
+    bpe = bytepair.Tokenizer.from_file(path).engine.model
+    starts = PairCharStarts(bpe.table, [bpe.token_to_id(BYTE_TO_UNICODE[b]) for b in range(256)], bpe._fragment_candidates)
+    text = lzma.open(CORPUS / "zh.txt.xz", "rt", encoding="utf-8").read()[:100_000]
+    chars = [c for c in dict.fromkeys(text) if len(c.encode()) == 3]
+    assert len(chars) > 1000
+    assert [starts._inner(c.encode()) for c in chars] == [starts._inner_scan(c.encode()) for c in chars]

@@ -94,13 +94,13 @@ def _fragments(tokens: Iterable[bytes]) -> tuple[dict[bytes, set[int]], dict[byt
     return leading, trailing
 
 
-_Entry = tuple[tuple, int, frozenset[int], frozenset[int], int] | None
+_Entry = tuple[tuple, tuple[int, ...], frozenset[int], frozenset[int], int] | None
 
 
 class _CharParts(dict[str, _Entry]):
-    """Character -> (the parts its bytes merge into alone, ``R``, the bytes that may not precede
-    it, the bytes that may not follow it, its length in bytes); None for a one-byte character.
-    Worked out on first sight."""
+    """Character -> (the parts its bytes merge into alone, ``R`` once per part (their guards), the
+    bytes that may not precede it, the bytes that may not follow it, its length in bytes); None
+    for a one-byte character. Worked out on first sight."""
 
     def __init__(self, owner: _Starts) -> None:
         super().__init__()
@@ -125,6 +125,8 @@ class _Starts:
     def __init__(self) -> None:
         self._fragments: tuple[dict[bytes, set[int]], dict[bytes, set[int]]] | None = None
         self._parts = _CharParts(self)
+        self._before: dict[bytes, frozenset[int]] = {}  # a character's bytes but the last -> its "before"
+        self._after: dict[bytes, frozenset[int]] = {}  # its bytes but the first -> its "after"
 
     def _token_bytes(self) -> Iterable[bytes]:  # pragma: no cover - each rule defines it
         raise NotImplementedError
@@ -138,14 +140,18 @@ class _Starts:
             return None
         if self._fragments is None:
             self._fragments = _fragments(self._token_bytes())
-        leading, trailing = self._fragments
-        before: set[int] = set()
-        after: set[int] = set()
-        for j in range(1, len(data)):
-            after.update(leading.get(data[j:], ()))
-            before.update(trailing.get(data[:j], ()))
+        # What may precede a character depends only on its bytes but the last, what may follow it
+        # only on its bytes but the first: both shared by many characters, so worked out once each.
+        before = self._before.get(data[:-1])
+        if before is None:
+            trailing = self._fragments[1]
+            before = self._before[data[:-1]] = frozenset().union(*(trailing.get(data[:j], ()) for j in range(1, len(data))))
+        after = self._after.get(data[1:])
+        if after is None:
+            leading = self._fragments[0]
+            after = self._after[data[1:]] = frozenset().union(*(leading.get(data[j:], ()) for j in range(1, len(data))))
         parts, inner = self._inner(data)
-        return parts, inner, frozenset(before), frozenset(after), len(data)
+        return parts, (inner,) * len(parts), before, after, len(data)
 
     def _start(self, piece: str) -> tuple[list[Any], list[int]]:
         """The piece's starting parts (sealed characters pre-built, the rest single bytes) and
@@ -163,14 +169,14 @@ class _Starts:
                 guards.append(_NOT_BUILT)
                 at += 1
                 continue
-            built, inner, before, after, width = entry
+            built, built_guards, before, after, width = entry
             end = at + width
             if (at and before and data[at - 1] in before) or (end < last and after and data[end] in after):
-                parts.extend(map(single.__getitem__, data[at:end]))
-                guards.extend(repeat(_NOT_BUILT, end - at))
+                parts += map(single.__getitem__, data[at:end])
+                guards += repeat(_NOT_BUILT, end - at)
             else:
-                parts.extend(built)
-                guards.extend(repeat(inner, len(built)))
+                parts += built
+                guards += built_guards
             at = end
         return parts, guards
 
@@ -227,30 +233,119 @@ class PairCharStarts(_Starts):
         self.table = table
         self._single = byte_ids
         self._tokens = token_bytes
+        self._guard_of: dict[int, int] = {}  # a one-token character's token id -> its R
 
     def _token_bytes(self) -> Iterable[bytes]:
         return self._tokens()
 
     def _inner(self, data: bytes) -> tuple[tuple, int]:
-        table = self.table
+        """The pair-rank merge of ``data`` alone, and the highest packed value it used (-1 if
+        none). Three-byte characters (most CJK) are worked out in straight lines, one per first
+        merge, as ``_inner_scan`` would; a first pass meets thousands of new characters."""
+        if len(data) != 3:
+            return self._inner_scan(data)
+        width, get = self.table.width, self.table.packed.get
+        single = self._single
+        a, b, c = single[data[0]], single[data[1]], single[data[2]]
+        left, right = get(a * width + b), get(b * width + c)
+        if left is None and right is None:
+            return (a, b, c), -1
+        if right is None or (left is not None and left <= right):  # a + b first (leftmost of equals)
+            ab = left % width  # type: ignore[operator]
+            last = get(ab * width + c)
+            return ((ab, c), left) if last is None else ((last % width,), max(left, last))  # type: ignore[type-var]
+        bc = right % width
+        last = get(a * width + bc)
+        return ((a, bc), right) if last is None else ((last % width,), max(right, last))
+
+    def _inner_scan(self, data: bytes) -> tuple[tuple, int]:
+        """``_inner`` for any length, as ``pair_merge``'s scan of a short list."""
+        width, get, none = self.table.width, self.table.packed.get, self.table._no_merge
         parts = list(map(self._single.__getitem__, data))
+        values = list(map(get, map(add, map(mul, parts, repeat(width)), parts[1:]), repeat(none)))
         highest = -1
-        while len(parts) > 1:
-            values = [table.packed.get(a * table.width + b) for a, b in zip(parts, parts[1:])]
-            found = [v for v in values if v is not None]
-            if not found:
+        while values:
+            best = min(values)
+            if best == none:
                 break
-            best = min(found)
-            at = values.index(best)
-            highest = max(highest, best)
-            parts[at : at + 2] = [best % table.width]
+            if best > highest:
+                highest = best
+            i = values.index(best)
+            merged = best % width
+            parts[i] = merged
+            del parts[i + 1]
+            del values[i]
+            if i < len(values):
+                values[i] = get(merged * width + parts[i + 1], none)
+            if i:
+                values[i - 1] = get(parts[i - 1] * width + merged, none)
         return tuple(parts), highest
 
+    def _entry(self, char: str) -> _Entry:
+        """The shared entry; a one-token character's guard is also kept by its token id."""
+        entry = super()._entry(char)
+        if entry is not None and len(entry[0]) == 1:
+            self._guard_of[entry[0][0]] = entry[1][0]
+        return entry
+
+    def _start_parts(self, piece: str) -> list[int]:
+        """``_start``'s parts without its guards (``merge`` reads guards by token id)."""
+        single = self._single
+        entries = list(map(self._parts.__getitem__, piece))
+        parts: list[int] = []
+        data = piece.encode("utf-8", "surrogatepass")
+        at = 0  # byte offset of the current character
+        last = len(data)
+        for entry in entries:
+            if entry is None:  # one byte
+                parts.append(single[data[at]])
+                at += 1
+                continue
+            built, _, before, after, width = entry
+            end = at + width
+            if (at and before and data[at - 1] in before) or (end < last and after and data[end] in after):
+                parts += map(single.__getitem__, data[at:end])
+            else:
+                parts += built
+            at = end
+        return parts
+
     def merge(self, piece: str) -> list[int] | None:
-        """The pair-rank rule's ids for ``piece``, or None where the shortcut cannot vouch for them."""
+        """The pair-rank rule's ids for ``piece``, or None where the shortcut cannot vouch for them.
+
+        Guards are read by token id (``_guard_of``: a one-token character's ``R``), not carried in a
+        list beside the parts: a part that is a pre-built character has its character's guard, as
+        in ``_start``; a merged part that happens to be such a token gets a guard it need not have,
+        which can only make the merge refuse (then the piece is merged from its bytes, exactly).
+        Parts of characters of several tokens need no guard: those never join anything (module
+        docstring). ``reference_merge`` keeps the guards list of ``_start``; tests hold them equal."""
+        width, get, none = self.table.width, self.table.packed.get, self.table._no_merge
+        guard = self._guard_of.get
+        parts = self._start_parts(piece)
+        # A comprehension over zip: ~15% cheaper than a chain of maps for these short lists.
+        values = [get(a * width + b, none) for a, b in zip(parts, parts[1:])]
+        while values:
+            best = min(values)
+            if best == none:
+                break
+            i = values.index(best)
+            merged = best % width
+            if best <= guard(parts[i], _NOT_BUILT) or best <= guard(parts[i + 1], _NOT_BUILT):
+                return None
+            parts[i] = merged
+            del parts[i + 1]
+            del values[i]
+            if i < len(values):
+                values[i] = get(merged * width + parts[i + 1], none)
+            if i:
+                values[i - 1] = get(parts[i - 1] * width + merged, none)
+        return parts
+
+    def reference_merge(self, piece: str) -> list[int] | None:
+        """``merge`` with each part's guard carried beside it, as ``_start`` gives them."""
         width, get, none = self.table.width, self.table.packed.get, self.table._no_merge
         parts, guards = self._start(piece)
-        values = list(map(get, map(add, map(mul, parts, repeat(width)), parts[1:]), repeat(none)))
+        values = [get(a * width + b, none) for a, b in zip(parts, parts[1:])]
         while values:
             best = min(values)
             if best == none:

@@ -92,7 +92,7 @@ def pair_merge(symbols: list[int], table: MergeTable, *, dropout: float = 0.0, r
 def _merge_short(symbols: list[int], table: MergeTable) -> list[int]:
     width, get, none = table.width, table.packed.get, table._no_merge
     parts = list(symbols)
-    values = list(map(get, map(add, map(mul, parts, repeat(width)), parts[1:]), repeat(none)))
+    values = [get(a * width + b, none) for a, b in zip(parts, parts[1:])]  # cheaper than a chain of maps here
     while values:
         best = min(values)
         if best == none:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import chain
 from random import Random
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -633,8 +634,8 @@ class Tokenizer:
         if self._truncation is None and self._padding is None:
             # Ids by the fast path (the post-processor needs only ids to add its special tokens);
             # everything else is built if and when it is read.
-            first_ids = Piecewise(ids=[i for ids in self._ids(sequence) for i in ids])
-            second_ids = None if pair is None else Piecewise(ids=[i for ids in self._ids(pair) for i in ids])
+            first_ids = Piecewise(ids=list(chain.from_iterable(self._id_chunks(sequence))))
+            second_ids = None if pair is None else Piecewise(ids=list(chain.from_iterable(self._id_chunks(pair))))
             ids = self._processor().process(first_ids, second_ids, add_special_tokens).ids
             return Encoded(ids, build=lambda: self._encode_full(sequence, pair, add_special_tokens, pad=False))
         return self._encode_full(sequence, pair, add_special_tokens, pad=self._padding is not None)
@@ -707,6 +708,29 @@ class Tokenizer:
                     continue
                 self._set_first(start == 0)
                 yield from self.engine.piece_ids(part)
+
+    def _id_chunks(self, text: str) -> Iterable[tuple[int, ...]]:
+        """``_ids`` for a caller that reads everything: the same tuples, chained in C rather than
+        passed through a generator one piece at a time (~5% of a first pass on Chinese). Each
+        segment is split when it is reached in the loop, as in ``_ids``, so the Metaspace flag set
+        before it holds; a pre-tokenizer that splits lazily, block by block, keeps ``_ids``."""
+        if self.engine.cuttable:
+            return self._ids(text)
+        text = repair_surrogates(text)
+        chunks: list[Iterable[tuple[int, ...]]] = []
+        for segment, token_id, start, _ in self._added.split(text, normalized=False, skip_special=self.encode_special_tokens):
+            if token_id is not None:
+                chunks.append(((token_id,),))
+                continue
+            if self.normalizer is not None:
+                segment = self.normalizer.normalize(segment)
+            for part, part_id, _, _ in self._added.split(segment, normalized=True, skip_special=self.encode_special_tokens):
+                if part_id is not None:
+                    chunks.append(((part_id,),))
+                    continue
+                self._set_first(start == 0)
+                chunks.append(self.engine.piece_ids(part))
+        return chain.from_iterable(chunks)
 
     def _set_first(self, first: bool) -> None:
         for step in self._metaspaces:
