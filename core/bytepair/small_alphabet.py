@@ -200,7 +200,7 @@ class SmallAlphabetMerge:
 
     def encode(self, data: bytes) -> list[int] | None:
         alphabet = self.alphabet(data)
-        if alphabet is None or 0 in alphabet:
+        if alphabet is None:
             return None
         if alphabet not in self._plans:
             if len(self._plans) >= _MAX_PLANS:
