@@ -194,3 +194,29 @@ def test_inner_merge_of_three_bytes_on_real_tokenizers() -> None:
     chars = [c for c in dict.fromkeys(text) if len(c.encode()) == 3]
     assert len(chars) > 1000
     assert [starts._inner(c.encode()) for c in chars] == [starts._inner_scan(c.encode()) for c in chars]
+
+
+@pytest.mark.parametrize("name", ["r50k_base", "p50k_base", "cl100k_base", "o200k_base"])
+def test_bundled_rank_files_carry_the_fragment_tables_of_their_tokens(name: str) -> None:
+    """The tables a ``.bpr`` header carries are exactly the ones one pass over its tokens gives."""
+    from bytepair.char_merge import fragment_tables
+    from bytepair.registry import _packed
+
+    packed, _ = _packed(bytepair.registry.ENCODING_SPECS[name].ranks_file)
+    assert packed.char_fragments() == fragment_tables(packed.tokens)
+
+
+def test_a_bundled_encoding_uses_the_precomputed_tables(monkeypatch: pytest.MonkeyPatch, tiktoken_ref) -> None:
+    """No pass over the vocabulary when the rank file carries the tables; the ids stay tiktoken's."""
+    import bytepair.char_merge as char_merge
+    from bytepair.registry import _build
+
+    def no_pass(tokens):  # noqa: ANN001, ANN202
+        raise AssertionError("fragment tables were rebuilt from the vocabulary")
+
+    monkeypatch.setattr(char_merge, "fragment_tables", no_pass)
+    enc = _build("o200k_base")  # a new Encoding, not the shared one
+    text = lzma.open(Path(__file__).parent.parent / "bench" / "corpus" / "ru.txt.xz", "rt", encoding="utf-8").read()[:60_000]
+    ids = enc.encode_ordinary(text)
+    assert enc.engine.model._chars is not None  # the character merge ran
+    assert ids == tiktoken_ref("o200k_base").encode_ordinary(text)

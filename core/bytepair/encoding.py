@@ -8,7 +8,7 @@ the module named after it; this class only wires them together and checks argume
 from __future__ import annotations
 
 from array import array
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from itertools import chain, islice
 from os import PathLike
@@ -17,6 +17,7 @@ from typing import Any, BinaryIO, Literal
 from random import Random
 
 from .bpe_merge import check_dropout, merge_piece, reference_merge
+from .char_merge import Fragments
 from .decode import StreamDecoder, TokenTable
 from .errors import DisallowedSpecialTokenError, InvalidInputError, InvalidTokenError, VocabFormatError
 from .offsets import piece_token_spans, token_spans
@@ -58,6 +59,7 @@ class Encoding:
         explicit_n_vocab: int | None = None,
         _token_bytes: list[bytes] | None = None,
         _cuttable: bool = False,
+        _char_fragments: Callable[[], Fragments | None] | None = None,
     ) -> None:
         """Build an encoding, with tiktoken's constructor signature.
 
@@ -77,7 +79,7 @@ class Encoding:
         self._special_by_bytes = {text.encode("utf-8"): i for text, i in self._special_tokens.items()}
         self._table = TokenTable(name, _token_bytes, self._special_tokens)
         self._scanner = SpecialTokenScanner(self._special_tokens)
-        self.engine = Engine(RankModel(mergeable_ranks, _token_bytes), Pretokenizer(pat_str, cuttable=_cuttable))
+        self.engine = Engine(RankModel(mergeable_ranks, _token_bytes, _char_fragments), Pretokenizer(pat_str, cuttable=_cuttable))
         """The stages ordinary text goes through (pattern split, ranks, piece cache), shared with the
         incremental encoder, the browser bridge and ``Tokenizer.from_encoding``."""
 

@@ -14,12 +14,13 @@ GPT-2's visible form (``byte_unicode.py``), built on first use.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from random import Random
 
 from .bpe_merge import apply_merges, merge_dropout
-from .char_merge import CHAR_MERGE_AFTER, CHAR_MERGE_MAX_BYTES, CharStarts
+from .char_merge import CHAR_MERGE_AFTER, CHAR_MERGE_MAX_BYTES, CharStarts, Fragments
 from .byte_unicode import bytes_to_visible, visible_to_bytes
 from .long_pieces import LongPieceEncoder
 
@@ -34,9 +35,13 @@ class RankModel:
 
     byte_level = True
 
-    def __init__(self, ranks: dict[bytes, int], token_bytes: list[bytes]) -> None:
-        """``token_bytes[rank]`` is the token of that rank (``b""`` where a rank is unused)."""
+    def __init__(
+        self, ranks: dict[bytes, int], token_bytes: list[bytes], char_fragments: Callable[[], Fragments | None] | None = None
+    ) -> None:
+        """``token_bytes[rank]`` is the token of that rank (``b""`` where a rank is unused);
+        ``char_fragments`` gives ``char_merge``'s fragment tables if they were precomputed."""
         self.ranks = ranks
+        self._char_fragments = char_fragments
         self.token_bytes = token_bytes
         self.token_byte_length = list(map(len, token_bytes))
         """id -> how many bytes of text the token stands for (offsets in bulk)."""
@@ -63,7 +68,7 @@ class RankModel:
             if self._chars is None:
                 self._char_pieces += 1
                 if self._char_pieces >= CHAR_MERGE_AFTER:
-                    self._chars = CharStarts(self.ranks, self.token_bytes)
+                    self._chars = CharStarts(self.ranks, self.token_bytes, self._char_fragments)
             if self._chars is not None:
                 ids = self._chars.merge(piece)
                 if ids is not None:

@@ -81,6 +81,7 @@ def _build(name: str) -> Encoding:
         explicit_n_vocab=spec.explicit_n_vocab,
         _token_bytes=packed.tokens,
         _cuttable=True,
+        _char_fragments=packed.char_fragments,
     )
 
 

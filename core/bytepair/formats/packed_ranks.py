@@ -6,14 +6,16 @@ Here loading is one ``zlib.decompress``, one ``bytes.split`` and one ``dict(zip(
 Layout of a ``.bpr`` file::
 
     BPR1\\n
-    {"name": ..., "n_ranks": ..., "separator": "<hex>", "payload_sha256": ..., "source_sha256": ...}\\n
+    {"name": ..., "n_ranks": ..., "separator": "<hex>", "payload_sha256": ..., "source_sha256": ...,
+     "char_fragments": {...}}\\n
     <zlib-compressed payload>
 
 The payload is ``separator.join(token_bytes for rank in range(n_ranks))`` with ``b""`` at ranks that
 have no token (p50k_base has no rank 50256). The separator is chosen so that it occurs nowhere else,
 which the writer checks by splitting again. ``source_sha256`` is the sha256 of the official file the
 ranks came from; ``expand_to_tiktoken_text`` rebuilds that file byte for byte, so the claim can be
-checked (tests do).
+checked (tests do). ``char_fragments`` (absent in older files) holds ``char_merge``'s fragment tables,
+so that a process does not pass over the whole vocabulary to build them.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import zlib
 from dataclasses import dataclass
 from typing import Any
 
+from ..char_merge import Fragments, fragment_tables, pack_fragments, unpack_fragments
 from ..errors import VocabFormatError, VocabHashMismatchError
 
 __all__ = ["PackedRanks", "expand_to_tiktoken_text", "pack_ranks", "read_packed_ranks"]
@@ -51,6 +54,13 @@ class PackedRanks:
                 "token(s); rebuild the file with build/fetch_encodings.py"
             )
         return ranks
+
+
+    def char_fragments(self) -> Fragments | None:
+        """The fragment tables of ``char_merge`` precomputed when the file was written, or None for
+        a file written before they were (then they are worked out on first use)."""
+        packed = self.header.get("char_fragments")
+        return None if packed is None else unpack_fragments(packed)
 
 
 def _choose_separator(tokens: list[bytes]) -> bytes:
@@ -87,6 +97,7 @@ def pack_ranks(ranks: dict[bytes, int], *, name: str, source_sha256: str | None 
         "separator": sep.hex(),
         "payload_sha256": hashlib.sha256(payload).hexdigest(),
         "source_sha256": source_sha256,
+        "char_fragments": pack_fragments(fragment_tables(tokens)),
     }
     return MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n" + payload
 
