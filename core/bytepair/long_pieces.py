@@ -20,11 +20,10 @@ piece cache in C; seam checks are cached per token pair and also run in C. Five 
    token copied once.
 3. Rank by rank over the whole piece, for pieces of a few distinct bytes whose tokens are few
    (``small_alphabet.py``: a random whitespace mix in GPT-2's vocabularies).
-4. Sides between cuts no token reaches across, for pieces that do not repeat: between two bytes
-   that stand next to each other in no token of the vocabulary, no merge can join the two sides
-   (the token it made would hold those two bytes), so merging each side on its own is merging the
-   whole piece. A random mix of spaces, tabs, CR, LF and NBSP has such places every few bytes in
-   most vocabularies; its sides are short and repeat, so they come from a cache in C. (A periodic
+4. Sides between places no token reaches across, for pieces that do not repeat (``piece_cuts.py``:
+   no merge can join the bytes on either side of such a place, so merging each side on its own is
+   merging the whole piece). A random mix of spaces, tabs, CR, LF, NBSP and U+3000 has such places
+   every few bytes; its sides are short and repeat, so they come from a cache in C. (A periodic
    piece is left to stitching, whose chunks repeat whole: cheaper than many small sides.)
 5. Stitching (mixed runs such as ``"    \\n" * n``, where a chunk cut at an arbitrary character
    starts out of step with the piece's own tokens), and anything that does not repeat: left to
@@ -39,11 +38,12 @@ the O(n log n) heap merge, which needs no such luck.
 
 from __future__ import annotations
 
-from itertools import accumulate, chain, compress, repeat
-from operator import add, itemgetter, mul, not_
+from itertools import accumulate, chain, compress
+from operator import itemgetter, not_
 from typing import TYPE_CHECKING
 
 from .bpe_merge import apply_merges
+from .piece_cuts import PieceCuts
 from .small_alphabet import SmallAlphabetMerge
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -148,7 +148,7 @@ class LongPieceEncoder:
         self._seams = _SeamCache(ranks, token_bytes)
         self._chunks = _StitchChunks(ranks, token_bytes)
         self._longest_token = -1  # bytes; found on the first long piece, not at start-up
-        self._apart: list[bool] | None = None  # byte pair -> no token holds it (built on first use)
+        self._cuts = PieceCuts(ranks, token_bytes)
         self._sides = _Sides(ranks)
         self._few_bytes = SmallAlphabetMerge(ranks)
         self.stats = {"merged_bytes": 0, "stitches": 0, "hand_backs": 0}
@@ -195,7 +195,7 @@ class LongPieceEncoder:
         if ids is not None:
             return tuple(ids)
         # 4. Sides between places no token reaches across.
-        cuts = [] if _periodic(data) else self._cuts_apart(data)
+        cuts = [] if _periodic(data) else self._cuts.cuts(data)
         if cuts:
             return tuple(chain.from_iterable(map(self._sides.__getitem__, map(data.__getitem__, map(slice, [0, *cuts], [*cuts, len(data)])))))
         # 5. Stitching; 6. the heap merge.
@@ -204,17 +204,6 @@ class LongPieceEncoder:
             return stitched
         self.stats["merged_bytes"] += len(data)
         return tuple(apply_merges(data, self._ranks))
-
-    def _cuts_apart(self, data: bytes) -> list[int]:
-        """Positions between two bytes that no token holds side by side (see the module docstring)."""
-        if self._apart is None:
-            # Pairs inside tokens, and (harmlessly: fewer cuts) pairs across two tokens' joint.
-            joined = b"".join(self._bytes)
-            inside = set(map(add, map(mul, joined[:-1], repeat(256)), joined[1:]))
-            self._apart = [code not in inside for code in range(65536)]
-        apart = self._apart.__getitem__
-        codes = map(add, map(mul, data[:-1], repeat(256)), data[1:])
-        return list(compress(range(1, len(data)), map(apart, codes)))
 
     def _repair(self, encoded: list[tuple[int, ...]], seams: list[bool]) -> tuple[int, ...] | None:
         """Make every failing seam hold by re-encoding a window of tokens around it.

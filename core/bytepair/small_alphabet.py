@@ -46,10 +46,9 @@ from dataclasses import dataclass
 from itertools import repeat
 from operator import add, lshift
 
-__all__ = ["MAX_DISTINCT_BYTES", "SmallAlphabetMerge"]
+from .piece_cuts import MAX_DISTINCT_BYTES, distinct_bytes
 
-MAX_DISTINCT_BYTES = 16
-"""Pieces with more distinct bytes take the other long-piece paths (letters' closures are large)."""
+__all__ = ["MAX_DISTINCT_BYTES", "SmallAlphabetMerge"]
 
 _MAX_SPLITS = 512
 """Closures with more splits than this are left to the other paths. Each split may cost a scan of
@@ -188,15 +187,8 @@ class SmallAlphabetMerge:
         self._plans: dict[bytes, _Plan | None] = {}
 
     def alphabet(self, data: bytes) -> bytes | None:
-        """The sorted distinct bytes of ``data``, or None if there are more than ``MAX_DISTINCT_BYTES``.
-        Found from the first kilobyte, then checked over the rest by deleting them (C loops)."""
-        seen = set(data[:1024])
-        while len(seen) <= MAX_DISTINCT_BYTES:
-            rest = data.translate(None, bytes(seen))
-            if not rest:
-                return bytes(sorted(seen))
-            seen.update(rest[:1024])
-        return None
+        """The sorted distinct bytes of ``data``, or None if there are more than ``MAX_DISTINCT_BYTES``."""
+        return distinct_bytes(data, MAX_DISTINCT_BYTES)
 
     def encode(self, data: bytes) -> list[int] | None:
         alphabet = self.alphabet(data)
