@@ -83,13 +83,16 @@ class PieceCuts:
 
     def _joined(self) -> bytes | None:
         """All tokens joined by a byte that no multi-byte token holds (None if every byte is held)."""
-        if self._separator == -1:
-            plain = b"".join(self._tokens)
-            held = {b: plain.count(b) - (bytes((b,)) in self._ranks) for b in _SEPARATORS}
-            self._separator = next((b for b, count in held.items() if count == 0), None)
         if self._separator is None:
             return None
-        return bytes((self._separator,)).join(self._tokens)
+        for b in _SEPARATORS if self._separator < 0 else (self._separator,):
+            sep = bytes((b,))
+            joined = sep.join(self._tokens)
+            if joined.count(sep) == max(len(self._tokens) - 1, 0) + (sep in self._ranks):
+                self._separator = b
+                return joined
+        self._separator = None
+        return None
 
     def cuts(self, data: bytes) -> list[int]:
         if len(data) < 2:
