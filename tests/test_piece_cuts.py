@@ -3,7 +3,7 @@
 Two things must hold: the bit-plane fast path finds exactly the places the plain loops find, and
 every place is sound (merging the sides apart gives the merge rule's ids for the whole piece, and no
 token of the whole piece's merge crosses a place). Held on generated vocabularies where tokens rank
-before their halves, and on cl100k/o200k whitespace mixes, which must also take the trigram rule
+before their halves, and on cl100k/o200k whitespace mixes, which must also take the run rule
 through the long-piece encoder and give tiktoken's ids.
 """
 
@@ -54,10 +54,10 @@ def test_fast_equals_plain_and_every_cut_is_sound(ranks: dict[bytes, int], data:
     assert set(cuts) <= ends  # every place falls between two of the whole piece's tokens
 
 
-def test_trigram_rule_cuts_inside_pairs_the_pair_rule_keeps() -> None:
+def test_run_rule_cuts_inside_pairs_the_pair_rule_keeps() -> None:
     """Hand-checked: ``ab``, ``bc``, ``abc`` and ``cab`` are tokens. The pair ``ca`` sits inside
-    ``cab``, so the pair rule never cuts it; the trigram rule does where no ``cab`` or ``?ca``
-    stands across it, and does not where one does."""
+    ``cab``, so the pair rule never cuts it; the run rule does where no token shorter than 4
+    bytes or 4-byte run inside one stands across it, and does not where one does."""
     ranks = {bytes([b]): b for b in range(256)}
     for token in (b"ab", b"bc", b"abc", b"cab"):
         ranks[token] = len(ranks)
@@ -78,7 +78,7 @@ def test_real_vocabularies_whitespace_mix(tiktoken_ref, name: str) -> None:
     assert distinct_bytes(data, MAX_DISTINCT_BYTES) is not None
     cuts = finder.cuts(data)
     assert cuts == finder.reference_cuts(data)
-    assert len(cuts) > len(data) // 4  # the trigram rule cuts a whitespace mix every few bytes
+    assert len(cuts) > len(data) // 4  # the run rule cuts a whitespace mix every few bytes
     assert enc.encode_ordinary(text * 40) == tiktoken_ref(name).encode_ordinary(text * 40)
 
 

@@ -10,17 +10,20 @@ a cache. The more places are found, the shorter and more repetitive the sides.
 Two rules, both sound (a place they report is one no token can cross):
 
 * **pair rule**, any piece: cut where the byte pair ``data[p-1:p+1]`` stands inside no token.
-* **trigram rule**, pieces of at most ``MAX_DISTINCT_BYTES`` distinct bytes: cut where
-  ``data[p-1:p+1]`` is not itself a token and no token holds ``data[p-2:p+1]`` or
-  ``data[p-1:p+2]``. A token crossing ``p`` is either exactly those two bytes or holds one of those
-  three-byte runs. It finds about twice the places of the pair rule in a whitespace mix (cl100k:
-  84,000 against 46,000 in 250 kB), whose distinct sides then hold 36 kB instead of 130 kB.
+* **run rule**, pieces of at most ``MAX_DISTINCT_BYTES`` distinct bytes: cut where no *blocking
+  run* stands across ``p``. The blocking runs are the tokens shorter than ``GRAM`` (4) bytes and
+  every ``GRAM``-byte run inside a token. A token crossing ``p`` is either one of the short ones
+  or holds a ``GRAM``-byte run across ``p``. In a 250 kB mix of spaces, tabs, CR, LF, NBSP and
+  U+3000 it finds about twice the places of the pair rule (cl100k: 84,000 against 46,000), and the
+  distinct sides between them hold 36 kB instead of 130 kB. Runs of 3 left the mix without U+3000
+  with 98 kB of distinct sides, runs of 4 with 51 kB; runs of 5 cost more in masks than they saved.
 
-The fast path uses C-level loops only. The pair rule looks up a 65,536-entry table. The trigram rule
+The fast path uses C-level loops only. The pair rule looks up a 65,536-entry table. The run rule
 treats the piece as bit planes: one Python int per distinct byte, holding a 1 in byte ``i`` where
-``data[i]`` is that byte (from ``bytes.translate``). Shifts and ANDs of those ints then mark every
-place some pair or run crosses, at about 10 µs per operation for 250 kB. :meth:`PieceCuts.reference_cuts`
-applies the same rules with plain loops; tests hold the two equal.
+``data[i]`` is that byte (from ``bytes.translate``). The ends of each blocking run come from a shift
+and an AND per byte of it, and shifts of those mark the places it crosses, at about 10 µs per
+operation for 250 kB. :meth:`PieceCuts.reference_cuts` applies the same rules with plain loops;
+tests hold the two equal.
 
 Both rules need the runs inside tokens, found over the tokens joined with a byte that no
 multi-byte token holds (0xFF in byte-level vocabularies, as no UTF-8 text holds it), so no run
@@ -30,7 +33,7 @@ straddles two tokens. A vocabulary whose multi-byte tokens hold every byte value
 >>> for token in (b"ab", b"bc", b"abc"):
 ...     ranks[token] = len(ranks)
 >>> cuts = PieceCuts(ranks, list(ranks))
->>> cuts.cuts(b"abcabxbc")  # "ca", "bx", "xb" are no tokens, and no token holds "bca", "cab", "abx", "bxb" or "xbc"
+>>> cuts.cuts(b"abcabxbc")  # "ca", "bx", "xb" are no tokens, and no token holds a 4-byte run across them
 [3, 5, 6]
 >>> cuts.cuts(b"abcabxbc") == cuts.reference_cuts(b"abcabxbc")
 True
@@ -44,8 +47,10 @@ from functools import reduce
 from itertools import compress, repeat
 from operator import add, mul, or_
 
-__all__ = ["MAX_DISTINCT_BYTES", "PieceCuts", "distinct_bytes"]
+__all__ = ["GRAM", "MAX_DISTINCT_BYTES", "PieceCuts", "distinct_bytes"]
 
+GRAM = 4
+"""Runs this long inside tokens block a place (with shorter runs that are tokens); see the module."""
 MAX_DISTINCT_BYTES = 16
 """Pieces with more distinct bytes take the pair rule (bit planes: one int per distinct byte, and a
 few per pair of them)."""
@@ -79,7 +84,7 @@ class PieceCuts:
         self._tokens = token_bytes
         self._separator: int | None = -1  # found on first use; None when there is none
         self._apart: list[bool] | None = None  # pair code -> no token holds the pair
-        self._trigram_tables: dict[bytes, tuple[dict[int, tuple[int, ...]], dict[tuple[int, int], tuple[int, ...]]]] = {}
+        self._gram_tables: dict[bytes, dict[int, dict[bytes, bytes]]] = {}
 
     def _joined(self) -> bytes | None:
         """All tokens joined by a byte that no multi-byte token holds (None if every byte is held)."""
@@ -99,7 +104,7 @@ class PieceCuts:
             return []
         alphabet = distinct_bytes(data, MAX_DISTINCT_BYTES)
         if alphabet is not None:
-            return self._trigram_cuts(data, alphabet)
+            return self._gram_cuts(data, alphabet)
         return self._pair_cuts(data)
 
     def _pair_cuts(self, data: bytes) -> list[int]:
@@ -115,45 +120,52 @@ class PieceCuts:
         codes = map(add, map(mul, data[:-1], repeat(256)), data[1:])
         return list(compress(range(1, len(data)), map(apart, codes)))
 
-    def _tables(self, alphabet: bytes) -> tuple[dict[int, tuple[int, ...]], dict[tuple[int, int], tuple[int, ...]]] | None:
-        """For bytes of ``alphabet``: ``a -> the b with ab a token`` and ``(a, b) -> the c with abc
-        inside a token``, from the runs of ``alphabet`` bytes in the joined tokens."""
-        tables = self._trigram_tables.get(alphabet)
+    def _tables(self, alphabet: bytes) -> dict[int, dict[bytes, bytes]] | None:
+        """The blocking runs over ``alphabet`` (see the module), grouped for :meth:`_gram_cuts`:
+        length -> (run without its last byte -> the last bytes it takes). Runs of length
+        ``GRAM`` are found inside the runs of ``alphabet`` bytes in the joined tokens, and the
+        shorter ones are those maximal runs that are tokens themselves (a token made of
+        ``alphabet`` bytes stands between two separators)."""
+        tables = self._gram_tables.get(alphabet)
         if tables is None:
             joined = self._joined()
             if joined is None:
                 return None
-            pairs = {a: tuple(b for b in alphabet if bytes((a, b)) in self._ranks) for a in alphabet}
             allowed = bytes(b for b in alphabet if b != self._separator)
-            runs = set(re.findall(b"[" + re.escape(allowed) + b"]{3,}", joined)) if allowed else set()
-            found: dict[tuple[int, int], set[int]] = {}
-            for run in runs:
-                for i in range(len(run) - 2):
-                    found.setdefault((run[i], run[i + 1]), set()).add(run[i + 2])
-            tables = ({a: bs for a, bs in pairs.items() if bs}, {ab: tuple(sorted(cs)) for ab, cs in found.items()})
-            if len(self._trigram_tables) >= 64:
-                self._trigram_tables.clear()
-            self._trigram_tables[alphabet] = tables
+            runs = set(re.findall(b"[" + re.escape(allowed) + b"]{2,}", joined)) if allowed else set()
+            blocking = {run for run in runs if len(run) < GRAM and run in self._ranks}
+            blocking.update(run[i : i + GRAM] for run in runs for i in range(len(run) - GRAM + 1))
+            tables = {}
+            for run in sorted(blocking):
+                lasts = tables.setdefault(len(run), {})
+                lasts[run[:-1]] = lasts.get(run[:-1], b"") + run[-1:]
+            if len(self._gram_tables) >= 64:
+                self._gram_tables.clear()
+            self._gram_tables[alphabet] = tables
         return tables
 
-    def _trigram_cuts(self, data: bytes, alphabet: bytes) -> list[int]:
+    def _gram_cuts(self, data: bytes, alphabet: bytes) -> list[int]:
         tables = self._tables(alphabet)
         if tables is None:
             return []
-        pairs, trigrams = tables
         n = len(data)
         plane = {a: int.from_bytes(data.translate(_ONE_HOT[a]), "little") for a in alphabet}
-        ones = {a: p << 8 for a, p in plane.items()}  # byte i + 1 set where data[i] == a
-        twos = {a: p << 16 for a, p in plane.items()}  # byte i + 2 set where data[i] == a
+        # ends[r]: byte i set where data[i - len(r) + 1 : i + 1] == r (built prefix by prefix).
+        ends: dict[bytes, int] = {bytes((a,)): p for a, p in plane.items()}
 
-        def any_of(bs: tuple[int, ...]) -> int:
-            return reduce(or_, map(plane.__getitem__, bs))
+        def end(run: bytes) -> int:
+            mask = ends.get(run)
+            if mask is None:
+                mask = ends[run] = (end(run[:-1]) << 8) & plane[run[-1]]
+            return mask
 
-        # Byte p set: a token (two bytes) or a run inside a token crosses place p.
-        unsafe = reduce(or_, (ones[a] & any_of(bs) for a, bs in pairs.items()), 0)
-        ends = reduce(or_, (twos[a] & ones[b] & any_of(cs) for (a, b), cs in trigrams.items()), 0)
-        unsafe |= ends | (ends >> 8)
-        places = unsafe.to_bytes(n + 2, "little")[1:n].translate(_ZERO_TO_ONE)
+        unsafe = 0
+        for length, groups in tables.items():
+            # Byte i set where a blocking run of this length ends at i, crossing places i - length + 2 .. i.
+            found = reduce(or_, ((end(head) << 8) & reduce(or_, map(plane.__getitem__, lasts)) for head, lasts in groups.items()), 0)
+            for shift in range(length - 1):
+                unsafe |= found >> (8 * shift)
+        places = unsafe.to_bytes(n + 1, "little")[1:n].translate(_ZERO_TO_ONE)
         return list(compress(range(1, n), places))
 
     def reference_cuts(self, data: bytes) -> list[int]:
@@ -161,14 +173,14 @@ class PieceCuts:
         if self._joined() is None or len(data) < 2:
             return []
         tokens = list(self._tokens)
+        n = len(data)
         if distinct_bytes(data, MAX_DISTINCT_BYTES) is None:
             inside = {t[i : i + 2] for t in tokens for i in range(len(t) - 1)}
-            return [p for p in range(1, len(data)) if data[p - 1 : p + 1] not in inside]
-        inside3 = {t[i : i + 3] for t in tokens for i in range(len(t) - 2)}
+            return [p for p in range(1, n) if data[p - 1 : p + 1] not in inside]
+        inside = {t[i : i + GRAM] for t in tokens for i in range(len(t) - GRAM + 1)}
+        blocks = [(length, self._ranks) for length in range(2, GRAM)] + [(GRAM, inside)]
         return [
             p
-            for p in range(1, len(data))
-            if data[p - 1 : p + 1] not in self._ranks
-            and (p < 2 or data[p - 2 : p + 1] not in inside3)
-            and (p + 2 > len(data) or data[p - 1 : p + 2] not in inside3)
+            for p in range(1, n)
+            if not any(data[i : i + length] in found for length, found in blocks for i in range(max(0, p - length + 1), min(p, n - length + 1)))
         ]
