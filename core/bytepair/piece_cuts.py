@@ -55,9 +55,15 @@ MAX_DISTINCT_BYTES = 16
 """Pieces with more distinct bytes take the pair rule (bit planes: one int per distinct byte, and a
 few per pair of them)."""
 
-_ONE_HOT = [bytes(int(b == a) for b in range(256)) for a in range(256)]
 _ZERO_TO_ONE = b"\x01" + bytes(255)
 _SEPARATORS = (0xFF, 0xFE, 0xC0, 0xC1, *range(0xF5, 0xFE))  # bytes no UTF-8 text holds
+
+
+def _one_hot(byte: int) -> bytes:
+    """A ``bytes.translate`` table sending ``byte`` to 1 and every other byte to 0."""
+    table = bytearray(256)
+    table[byte] = 1
+    return bytes(table)
 
 
 def distinct_bytes(data: bytes, most: int) -> bytes | None:
@@ -149,7 +155,7 @@ class PieceCuts:
         if tables is None:
             return []
         n = len(data)
-        plane = {a: int.from_bytes(data.translate(_ONE_HOT[a]), "little") for a in alphabet}
+        plane = {a: int.from_bytes(data.translate(_one_hot(a)), "little") for a in alphabet}
         # ends[r]: byte i set where data[i - len(r) + 1 : i + 1] == r (built prefix by prefix).
         ends: dict[bytes, int] = {bytes((a,)): p for a, p in plane.items()}
 
