@@ -61,7 +61,7 @@ def inputs(n_bytes: int) -> dict[str, str]:
         size += len(ch.encode())
         mix.append(ch)
     texts[f"random mix of {MIX_ALPHABET!r}, {len(mix):,} chars"] = "".join(mix)
-    return texts
+    return {**texts, **shaped_inputs(n_bytes)}
 
 
 def time_tiktoken(encode: Callable[[str], list[int]], text: str, repeats: int) -> tuple[float | None, list[int] | None]:
@@ -76,16 +76,43 @@ def time_tiktoken(encode: Callable[[str], list[int]], text: str, repeats: int) -
 
 
 def table_ms(encodings: Sequence[str], repeats: int) -> dict[str, float]:
-    """Milliseconds to build, from nothing, the tables the sides path derives from a vocabulary for
-    the mix's bytes (runs inside tokens; ``piece_cuts.py``): paid once per process, on the first
-    mixed run, and kept by the rows above (as tiktoken keeps its own tables)."""
+    """Milliseconds to build, from nothing, the tables the long-piece encoder derives from a
+    vocabulary for the random inputs' bytes: the cut tables (``piece_cuts.py``) and the rank-by-rank
+    plans (``small_alphabet.py``, for the mix's bytes and for spaces with newlines). Paid once per
+    process, on the first such piece, and kept by the rows above (as tiktoken keeps its own tables)."""
     from bytepair.piece_cuts import PieceCuts
+    from bytepair.small_alphabet import MANY_SPLITS, SmallAlphabetMerge
 
-    sample = "".join(random.Random(MIX_SEED).choices(MIX_ALPHABET, k=4096)).encode()
-    out = {}
-    for name in encodings:
-        model = bytepair.get_encoding(name).engine.model
-        out[name] = 1000 * median_time(lambda m=model: PieceCuts(m.ranks, m.token_bytes).cuts(sample), repeats)
+    samples = [
+        "".join(random.Random(MIX_SEED).choices(alphabet, k=4096)).encode() for alphabet in (MIX_ALPHABET, " \n")
+    ]
+
+    def build(model: object) -> None:
+        cuts, merger = PieceCuts(model.ranks, model.token_bytes), SmallAlphabetMerge(model.ranks)
+        for sample in samples:
+            cuts.cuts(sample)
+            merger.encode(sample, MANY_SPLITS)
+
+    return {name: 1000 * median_time(partial(build, bytepair.get_encoding(name).engine.model), repeats) for name in encodings}
+
+
+def shaped_inputs(n_bytes: int) -> dict[str, str]:
+    """Seeded random inputs with structure: runs of one whitespace character (1-40 long), whitespace
+    units of a few characters, and spaces with newlines (three to one)."""
+    rng = random.Random(MIX_SEED + 1)
+    units = ["    ", "\t", "\n\n", "\u3000\u3000", " \u00a0", "\r\n", "  \n", "\t\t\n"]
+    out: dict[str, str] = {}
+    for label, draw in (
+        ("random runs of one of ' \\t\\r\\n\\u3000\\xa0', 1-40 long", lambda: rng.choice(MIX_ALPHABET) * min(int(rng.expovariate(1 / 6)) + 1, 40)),
+        ("random units " + ", ".join(map(repr, units)), lambda: rng.choice(units)),
+        ("random spaces and newlines, 3 to 1", lambda: rng.choice("   \n")),
+    ):
+        parts, size = [], 0
+        while size < n_bytes:
+            part = draw()
+            parts.append(part)
+            size += len(part.encode())
+        out[label] = "".join(parts)
     return out
 
 
@@ -125,9 +152,10 @@ def render(rows: list[list[str]], info: dict[str, str], command: str, repeats: i
         f"Seconds are the median of {repeats} runs; bytepair's caches are emptied before each run. "
         "Ids are compared with tiktoken's; where tiktoken panics, bytepair's are decoded back to the input.\n\n"
         + md_table(COLUMNS, rows)
-        + "\n\nNot in the rows: a random mix is cut into short sides by tables of the runs of its bytes inside "
-        f"tokens (`core/bytepair/piece_cuts.py`), built once per process on the first such piece and kept: {once} "
-        f"(median of {repeats} builds from nothing).\n"
+        + "\n\nNot in the rows: the tables the long-piece encoder derives from the vocabulary for a piece's bytes "
+        "(where no token can cross, `core/bytepair/piece_cuts.py`; the rank-by-rank plan, `core/bytepair/small_alphabet.py`), "
+        f"built once per process on the first such piece and kept: {once} for the mix's bytes and for spaces with "
+        f"newlines together (median of {repeats} builds from nothing).\n"
     )
 
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import bytepair
 import bytepair.long_pieces as long_pieces
-from bytepair.bpe_merge import _merge_long, merge_piece
+from bytepair.bpe_merge import _merge_long, apply_merges, merge_piece
 from bytepair.long_pieces import LONG_PIECE_CHARS
 
 ENCODINGS = ("r50k_base", "cl100k_base", "o200k_base")
@@ -164,3 +164,38 @@ def test_periodic_runs_merge_almost_nothing(monkeypatch: pytest.MonkeyPatch) -> 
     """Periodic runs come from cached chunks: 1 MB of ``"    \\n"`` merges a few kilobytes, not the megabyte."""
     enc = bytepair.get_encoding("cl100k_base")
     assert _merge_work(enc, "    \n" * 200_000, monkeypatch) < 50_000
+
+
+@st.composite
+def _toy_vocabularies(draw: st.DrawFn) -> dict[bytes, int]:
+    """Every single byte, plus random tokens over a few characters (runs of them among them), in
+    shuffled rank order: tokens may rank before their halves."""
+    chars = [c.encode() for c in draw(st.lists(st.sampled_from(" \t\n\u3000\u00a0ab"), min_size=2, max_size=4, unique=True))]
+    runs = st.tuples(st.sampled_from(chars), st.integers(1, 4)).map(lambda ck: ck[0] * ck[1])
+    tokens = draw(st.lists(st.lists(runs, min_size=1, max_size=3).map(b"".join).filter(lambda t: len(t) > 1), max_size=40, unique=True))
+    order = draw(st.permutations(tokens))
+    return {**{bytes((b,)): b for b in range(256)}, **{t: 256 + i for i, t in enumerate(order)}}
+
+
+@settings(max_examples=300, deadline=None)
+@given(_toy_vocabularies(), st.lists(st.tuples(st.sampled_from(" \t\n\u3000\u00a0ab"), st.integers(1, 9)), min_size=1, max_size=10))
+def test_sides_from_runs_equal_the_merge_rule(ranks: dict[bytes, int], runs: list[tuple[str, int]]) -> None:
+    """A side assembled from its runs of one character (seams checked) is the merge rule's."""
+    token_bytes = sorted(ranks, key=ranks.__getitem__)
+    sides = long_pieces._Sides(ranks, long_pieces._SeamCache(ranks, token_bytes))
+    side = "".join(c * k for c, k in runs).encode()
+    assert list(sides[side]) == apply_merges(side, ranks)
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+def test_random_runs_of_whitespace_take_runs_and_equal_tiktoken(tiktoken_ref, name: str) -> None:
+    """Random runs of one whitespace character: sides come from their runs (else this path would be
+    untested on real vocabularies), and the ids are tiktoken's."""
+    rng = random.Random(11)
+    text = "".join(rng.choice(" \t\r\n\u3000\u00a0") * rng.randint(1, 30) for _ in range(3000))
+    enc = bytepair.get_encoding(name)
+    model = enc.engine.model
+    sides = long_pieces._Sides(model.ranks, long_pieces._SeamCache(model.ranks, model.token_bytes))
+    assembled = sum(sides._from_runs(text[i : i + 40].encode()) is not None for i in range(0, 4000, 40))
+    assert assembled > 10
+    assert _cold(enc, text) == tiktoken_ref(name).encode_ordinary(text)

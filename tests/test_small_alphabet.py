@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import bytepair
 from bytepair.bpe_merge import apply_merges
-from bytepair.small_alphabet import MAX_DISTINCT_BYTES, SmallAlphabetMerge
+from bytepair.small_alphabet import MANY_SPLITS, MAX_DISTINCT_BYTES, SmallAlphabetMerge, closure_by_pairs, closure_by_search
 
 MIX = " \t\r\n\u3000\u00a0"
 
@@ -67,9 +67,6 @@ def test_alphabet_and_its_limit() -> None:
 
 def test_two_byte_symbols_past_255_tokens(monkeypatch: pytest.MonkeyPatch) -> None:
     """A piece that forms more than 255 tokens switches to two-byte symbols mid-piece."""
-    import bytepair.small_alphabet as small_alphabet
-
-    monkeypatch.setattr(small_alphabet, "_MAX_SPLITS", 10**6)
     rng = random.Random(3)
     # Every string of a and b up to 8 long, shorter ones first (so no token ranks before a half).
     tokens = [bytes(t) for n in range(2, 9) for t in sorted(itertools.product(b"ab", repeat=n), key=lambda _: rng.random())]
@@ -78,7 +75,7 @@ def test_two_byte_symbols_past_255_tokens(monkeypatch: pytest.MonkeyPatch) -> No
     merged = 0
     for _ in range(3):
         text = bytes(rng.choice(b"ab") for _ in range(20_000))
-        ids = merger.encode(text)
+        ids = merger.encode(text, most_splits=10**6)
         assert ids == apply_merges(text, ranks)
         merged += len(set(ids)) > 255  # more tokens than one-byte symbols can name
     assert merged
@@ -93,3 +90,36 @@ def test_whitespace_mix_takes_this_path_and_equals_tiktoken(tiktoken_ref, name: 
         assert SmallAlphabetMerge(enc.engine.model.ranks).encode(text.encode()) is not None
         enc.engine.cache.clear()
         assert enc.encode_ordinary(text) == ref.encode_ordinary(text)
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+def test_spaces_and_newlines_take_the_larger_closure_and_equal_tiktoken(tiktoken_ref, name: str) -> None:
+    """A random run of spaces and newlines has no place no token crosses, so the long-piece path
+    merges it rank by rank over cl100k's / o200k's larger closure (``MANY_SPLITS``), not the small one."""
+    rng = random.Random(5)
+    text = "".join(rng.choices("   \n", k=20_000))
+    enc = bytepair.get_encoding(name)
+    merger = SmallAlphabetMerge(enc.engine.model.ranks)
+    assert merger.encode(text.encode()) is None  # more than FEW_SPLITS splits
+    assert merger.encode(text.encode(), MANY_SPLITS) == tiktoken_ref(name).encode_ordinary(text)
+    enc.engine.cache.clear()
+    assert enc.encode_ordinary(text) == tiktoken_ref(name).encode_ordinary(text)
+
+
+def _as_sets(closure: dict[bytes, list[tuple[bytes, bytes]]] | None) -> dict[bytes, set[tuple[bytes, bytes]]] | None:
+    return None if closure is None else {token: set(ways) for token, ways in closure.items()}
+
+
+@settings(max_examples=300, deadline=None)
+@given(vocabularies())
+def test_both_closures_agree_on_generated_vocabularies(ranks: dict[bytes, int]) -> None:
+    alphabet = bytes(sorted({t[0] for t in ranks if len(t) == 1}))
+    assert _as_sets(closure_by_search(alphabet, ranks, 10**6)) == _as_sets(closure_by_pairs(alphabet, ranks, 10**6))
+
+
+@pytest.mark.parametrize("name", ["r50k_base", "cl100k_base", "o200k_base"])
+@pytest.mark.parametrize("alphabet", [" \n", " \t\r\n\u3000\u00a0", "ab"])
+def test_both_closures_agree_on_real_vocabularies(name: str, alphabet: str) -> None:
+    ranks = bytepair.get_encoding(name).engine.model.ranks
+    data = bytes(sorted(set(alphabet.encode())))
+    assert _as_sets(closure_by_search(data, ranks, 10**6)) == _as_sets(closure_by_pairs(data, ranks, 10**6))

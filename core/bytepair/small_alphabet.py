@@ -5,11 +5,15 @@ repeats, so neither the piece cache nor chunk caches help, and merging it pair b
 Python step per merge (three times tiktoken's time for 250 kB with r50k). But such a piece can only
 ever form the tokens made of its own bytes, and each of those can be made everywhere at once with
 ``bytes.replace``, a C loop: one pass over the piece per token instead of a step per merge. That
-pays while those tokens are few (GPT-2's vocabularies: a few dozen whitespace tokens); cl100k and
-o200k hold hundreds, with thousands of ways to split them, and keep the pair-by-pair paths.
+always pays while those tokens are few (GPT-2's vocabularies: a few dozen whitespace tokens).
+cl100k and o200k hold hundreds, with thousands of ways to split them; ``long_pieces.py`` takes
+this merge for them only where cutting the piece (``piece_cuts.py``) would leave most of it to
+merge pair by pair (a run of spaces and newlines: no place to cut).
 
 The *closure* of a piece is the set of tokens merging can form from it: its single bytes, then every
-concatenation of two closure tokens that is a token (found by trying pairs, as merging would). Symbols stand for closure tokens (one byte
+concatenation of two closure tokens that is a token. Two ways find it: trying pairs, as merging
+would (cheap for small closures), and searching the vocabulary for the tokens over the piece's
+bytes (cheap for large ones); tests hold them equal. Symbols stand for closure tokens (one byte
 each, or two when there are more than 255: a high byte then a low one, so a pattern can only match
 at a symbol's start), and the passes follow the closure tokens in rank order.
 
@@ -22,13 +26,18 @@ pair's token is longer), which is what ``bytes.replace`` does (one split of ``C`
 alternation (several splits, at most one of which matches at a position), and afterwards no pair
 ranks at or below ``r``. A pair ranking *below* ``r`` can only appear beside a new ``C`` if the
 vocabulary has a token ``CZ`` or ``ZC`` ranking before ``C`` (tiktoken's do: four tabs rank before
-three). Such a ``Z`` must then stand right after (or before) an occurrence of ``C``'s pair, or be a
-``C`` made from the next occurrence, which shows in the sequence before the pass as a pattern ``A B
-Z``, ``Z A B`` or ``A B A' B'`` (``A B`` and ``A' B'`` splits of ``C``). The pass looks for those
-first; if one is there, ``encode`` returns None and the caller merges pair by pair as before. A pair
-of rank ``r`` exists by ``r``'s pass whenever it ever will: both its halves rank before it, unless
-it is such a pair of lower rank, which the checks refuse. So after the last pass no pair is left
-to merge, as with the rule.
+three). Up to the first place where the rule would merge such a pair, the rule and the pass make
+the same ``C``s; there the pass leaves that ``C`` beside its ``Z``, or, if the pass took ``Z`` into
+a ``C`` of its own (``Z`` a half of ``C``'s pairs), beside that ``C``. Every ``C`` after the pass
+is new (a token is made in one pass only), so the pass looks for ``C Z`` and ``Z C`` (``Z`` may be
+``C`` itself), and for ``C C`` when such a ``Z`` is a half of ``C``'s pairs, in its own result; if
+one is there, ``encode`` returns None and the caller merges pair by pair as before (``C C`` may
+refuse a pass that was sound: only ever slower, never wrong). (Looking after the pass costs one scan
+per such ``Z``; looking before it, for the patterns ``A B Z`` of every split ``A B``, cost one per
+split and ``Z``: thousands for a run of spaces and newlines.) A pair of rank
+``r`` exists by ``r``'s pass whenever it ever will: both its halves rank before it, unless it is
+such a pair of lower rank, which the checks refuse. So after the last pass no pair is left to
+merge, as with the rule.
 
 >>> ranks = {b" ": 0, b"\\t": 1, b"  ": 2, b" \\t": 3, b"   \\t": 4}
 >>> merger = SmallAlphabetMerge(ranks)
@@ -48,17 +57,18 @@ from operator import add, lshift
 
 from .piece_cuts import MAX_DISTINCT_BYTES, distinct_bytes
 
-__all__ = ["MAX_DISTINCT_BYTES", "SmallAlphabetMerge"]
+__all__ = ["FEW_SPLITS", "MANY_SPLITS", "MAX_DISTINCT_BYTES", "SmallAlphabetMerge"]
 
-_MAX_SPLITS = 512
-"""Closures with more splits than this are left to the other paths. Each split may cost a scan of
-the piece (~1 ns a byte) and merging costs ~0.4 us a byte, so past a few hundred scans passes no
-longer pay: measured on random whitespace mixes of 250 kB and 1 MB, r50k's closure (23 tokens, few
-splits) took 3-4.5x less time than the sides path, cl100k's and o200k's (~430 tokens, ~6,000 splits)
-the same or more."""
+FEW_SPLITS = 512
+"""Closures this small (GPT-2's whitespace: 23 tokens) always pay: the rank-by-rank merge took 3-4.5x
+less time than the sides path on random whitespace mixes of 250 kB and 1 MB."""
+MANY_SPLITS = 16_384
+"""The largest closure worth a try when the sides path would merge most of the piece anyway
+(cl100k's and o200k's whitespace: ~430 tokens, ~6,000 splits; a 250 kB run of spaces and newlines
+took 123 ms this way against 283 ms by stitching, cl100k)."""
 _MAX_PLANS = 64
 
-_Pass = tuple[int, tuple[tuple[int, int], ...], tuple[tuple[int, ...], ...]]
+_Pass = tuple[int, tuple[tuple[int, int], ...], tuple[int, ...], tuple[int, ...]]
 _HIGH = bytes(0x80 | k >> 7 for k in range(256))
 _LOW = bytes(k & 0x7F for k in range(256))
 
@@ -71,7 +81,8 @@ class _Plan:
     singles: int
     passes: tuple[_Pass, ...]
     """Per token made by merging, in rank order: its number, its splits (pairs of numbers), and the
-    danger patterns (runs of numbers) to look for before its pass."""
+    tokens ``Z`` with ``CZ``, then those with ``ZC``, ranking before it (to look for beside it after
+    its pass)."""
     ids: tuple[int, ...]
     """Number -> token id."""
 
@@ -89,13 +100,10 @@ class _Plan:
             sym[k] = bytes((k,))
             count[k] = s.count(sym[k])
             number.append(k)
-        for own, splits, dangers in self.passes:
+        for own, splits, after, before in self.passes:
             present = [(a, b) for a, b in splits if count[a] and count[b] and sym[a] + sym[b] in s]
             if not present:
                 continue
-            for danger in dangers:
-                if all(map(count.__getitem__, danger)) and b"".join(map(sym.__getitem__, danger)) in s:
-                    return None  # a merge of this rank could set off one of lower rank: not for passes
             if width == 1 and len(number) == 256:  # out of one-byte symbols: two bytes from now on
                 width = 2
                 widened = bytearray(2 * len(s))
@@ -106,20 +114,30 @@ class _Plan:
             made = bytes((0x80 | k >> 7, k & 0x7F)) if width == 2 else bytes((k,))
             sym[own] = made
             number.append(own)
-            before = len(s)
+            before_pass = len(s)
             if len(present) == 1:
                 a, b = present[0]
                 s = s.replace(sym[a] + sym[b], made)
-                n = (before - len(s)) // width
+                n = (before_pass - len(s)) // width
                 count[a] -= n
                 count[b] -= n
             else:  # several splits: at each position at most one can match; leftmost first
                 pattern = b"|".join(re.escape(sym[a] + sym[b]) for a, b in present)
                 s = re.sub(pattern, made.replace(b"\\", b"\\\\"), s)
-                n = (before - len(s)) // width
+                n = (before_pass - len(s)) // width
                 for t in {t for pair in present for t in pair}:
                     count[t] = s.count(sym[t])
             count[own] = n
+            # A new C beside a Z with CZ or ZC ranking before C: the rule would have merged that
+            # pair first (module docstring), so this merge does not apply. Where such a Z is itself
+            # a half of C's pairs, this pass may have made it into a C: look for C C too.
+            halves = any(z in {a for a, _ in present} for z in after) or any(z in {b for _, b in present} for z in before)
+            if (
+                (halves and made + made in s)
+                or any(count[z] and made + sym[z] in s for z in after)
+                or any(count[z] and sym[z] + made in s for z in before)
+            ):
+                return None
         ids = [self.ids[t] for t in number]
         if width == 1:
             return list(map(ids.__getitem__, s))
@@ -130,15 +148,15 @@ class _Plan:
 _UNHIGH = bytes(b & 0x7F for b in range(256))
 
 
-def _plan(alphabet: bytes, ranks: dict[bytes, int]) -> _Plan | None:
-    """The plan for pieces over ``alphabet`` (sorted distinct bytes), or None where this merge
-    does not apply (a byte that is no token) or would not pay (more than ``_MAX_SPLITS`` splits:
-    the search stops there, so a refusal costs a few thousand lookups)."""
-    singles = [bytes((b,)) for b in alphabet]
-    if any(b not in ranks for b in singles):
-        return None
-    # The closure: each pair of members is tried once, when the later of the two joins.
-    members = list(singles)
+def closure_by_pairs(alphabet: bytes, ranks: dict[bytes, int], most_splits: int) -> dict[bytes, list[tuple[bytes, bytes]]] | None:
+    """The closure's tokens made by merging, each with its splits (pairs of closure tokens), found by
+    trying every pair of members once, when the later of the two joins; None past ``most_splits``
+    splits. Cheap when the closure is small or the limit low (a refusal costs a few thousand lookups).
+
+    >>> closure_by_pairs(b" \\t", {b" ": 0, b"\\t": 1, b"  ": 2, b" \\t": 3, b"   \\t": 4}, 100)
+    {b'  ': [(b' ', b' ')], b' \\t': [(b' ', b'\\t')], b'   \\t': [(b'  ', b' \\t')]}
+    """
+    members = [bytes((b,)) for b in alphabet]
     splits: dict[bytes, list[tuple[bytes, bytes]]] = {}
     found = 0
     for i, new in enumerate(members):  # grows while it is walked
@@ -151,8 +169,51 @@ def _plan(alphabet: bytes, ranks: dict[bytes, int]) -> _Plan | None:
                         members.append(made)
                     splits[made].append((left, right))
                     found += 1
-                    if found > _MAX_SPLITS:
+                    if found > most_splits:
                         return None
+    return splits
+
+
+def closure_by_search(alphabet: bytes, ranks: dict[bytes, int], most_splits: int) -> dict[bytes, list[tuple[bytes, bytes]]] | None:
+    """``closure_by_pairs``' closure (same tokens, same splits) from the tokens over ``alphabet``,
+    shortest first: one is in the closure when some split of it has both halves in it. Those tokens
+    are found in C, by searching the vocabulary joined by a byte not in ``alphabet`` (~10-25 ms):
+    cheaper than trying pairs for closures of hundreds of tokens (cl100k's and o200k's whitespace).
+
+    >>> ranks = {b" ": 0, b"\\t": 1, b"  ": 2, b" \\t": 3, b"   \\t": 4}
+    >>> closure_by_search(b" \\t", ranks, 100) == closure_by_pairs(b" \\t", ranks, 100)
+    True
+    """
+    members = {bytes((b,)) for b in alphabet}
+    if not alphabet:
+        return {}
+    sep = bytes((next(b for b in range(256) if b not in alphabet),))
+    joined = sep.join([b"", *ranks, b""])
+    pattern = b"(?<=" + re.escape(sep) + b")[" + re.escape(alphabet) + b"]{2,}(?=" + re.escape(sep) + b")"
+    splits: dict[bytes, list[tuple[bytes, bytes]]] = {}
+    found = 0
+    for token in sorted(set(re.findall(pattern, joined)), key=lambda t: (len(t), t)):
+        ways = [(token[:k], token[k:]) for k in range(1, len(token)) if token[:k] in members and token[k:] in members]
+        if ways and token in ranks:
+            members.add(token)
+            splits[token] = ways
+            found += len(ways)
+            if found > most_splits:
+                return None
+    return splits
+
+
+def _plan(alphabet: bytes, ranks: dict[bytes, int], most_splits: int = FEW_SPLITS) -> _Plan | None:
+    """The plan for pieces over ``alphabet`` (sorted distinct bytes), or None where this merge
+    does not apply (a byte that is no token) or would not pay (more than ``most_splits`` splits:
+    the search stops there)."""
+    singles = [bytes((b,)) for b in alphabet]
+    if any(b not in ranks for b in singles):
+        return None
+    closure = closure_by_pairs if most_splits <= FEW_SPLITS else closure_by_search
+    splits = closure(alphabet, ranks, most_splits)
+    if splits is None:
+        return None
     made_by_rank = sorted(splits, key=ranks.__getitem__)
     order = [*singles, *made_by_rank]
     number = {token: k for k, token in enumerate(order)}
@@ -167,14 +228,10 @@ def _plan(alphabet: bytes, ranks: dict[bytes, int]) -> _Plan | None:
                 before.setdefault(right, []).append(left)
     passes: list[_Pass] = []
     for token in made_by_rank:
-        own = number[token]
-        pairs = [(number[a], number[b]) for a, b in splits[token]]
-        dangers: list[tuple[int, ...]] = []
-        for a, b in pairs:
-            for z in after.get(token, ()):
-                dangers.extend([(a, b, *p) for p in pairs] if z == token else [(a, b, number[z])])
-            dangers.extend((number[z], a, b) for z in before.get(token, ()) if z != token)
-        passes.append((own, tuple(pairs), tuple(dict.fromkeys(dangers))))
+        pairs = tuple((number[a], number[b]) for a, b in splits[token])
+        ahead = tuple(dict.fromkeys(number[z] for z in after.get(token, ())))
+        behind = tuple(dict.fromkeys(number[z] for z in before.get(token, ())))
+        passes.append((number[token], pairs, ahead, behind))
     return _Plan(len(singles), tuple(passes), tuple(ranks[token] for token in order))
 
 
@@ -184,21 +241,24 @@ class SmallAlphabetMerge:
 
     def __init__(self, ranks: dict[bytes, int]) -> None:
         self._ranks = ranks
-        self._plans: dict[bytes, _Plan | None] = {}
+        self._plans: dict[tuple[bytes, int], _Plan | None] = {}
 
     def alphabet(self, data: bytes) -> bytes | None:
         """The sorted distinct bytes of ``data``, or None if there are more than ``MAX_DISTINCT_BYTES``."""
         return distinct_bytes(data, MAX_DISTINCT_BYTES)
 
-    def encode(self, data: bytes) -> list[int] | None:
+    def encode(self, data: bytes, most_splits: int = FEW_SPLITS) -> list[int] | None:
+        """The ids, or None where the merge does not apply: too many distinct bytes, a closure of
+        more than ``most_splits`` splits, or a pass that could set off a lower-ranked merge."""
         alphabet = self.alphabet(data)
         if alphabet is None:
             return None
-        if alphabet not in self._plans:
+        key = (alphabet, most_splits)
+        if key not in self._plans:
             if len(self._plans) >= _MAX_PLANS:
                 self._plans.clear()
-            self._plans[alphabet] = _plan(alphabet, self._ranks)
-        plan = self._plans[alphabet]
+            self._plans[key] = _plan(alphabet, self._ranks, most_splits)
+        plan = self._plans[key]
         if plan is None:
             return None
         table = bytearray(256)
