@@ -183,6 +183,7 @@ def test_sides_from_runs_equal_the_merge_rule(ranks: dict[bytes, int], runs: lis
     """A side assembled from its runs of one character (seams checked) is the merge rule's."""
     token_bytes = sorted(ranks, key=ranks.__getitem__)
     sides = long_pieces._Sides(ranks, long_pieces._SeamCache(ranks, token_bytes))
+    sides.try_runs = True
     side = "".join(c * k for c, k in runs).encode()
     assert list(sides[side]) == apply_merges(side, ranks)
 

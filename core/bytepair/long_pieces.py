@@ -131,9 +131,12 @@ class _Sides(dict[bytes, tuple[int, ...]]):
         super().__init__()
         self._ranks = ranks
         self._seam_ok = seams.__getitem__
+        self.try_runs = False
+        """Set by the encoder for pieces of a few distinct bytes (whitespace), whose characters come
+        in runs; in random letters runs are single letters and the try would only cost."""
 
     def __missing__(self, side: bytes) -> tuple[int, ...]:
-        ids = self._from_runs(side) if len(side) > _RUN_SIDE else None
+        ids = self._from_runs(side) if self.try_runs and len(side) > _RUN_SIDE else None
         if ids is None:
             ids = tuple(apply_merges(side, self._ranks))
         if len(side) <= 64:
@@ -242,6 +245,7 @@ class LongPieceEncoder:
             if ids is not None:
                 return tuple(ids)
         if cuts:
+            self._sides.try_runs = self._few_bytes.alphabet(data) is not None
             return tuple(chain.from_iterable(map(self._sides.__getitem__, sides)))
         # 5. Stitching; 6. the heap merge.
         stitched = self._stitch(data)
