@@ -68,13 +68,15 @@ _STITCH_BYTES = 1024  # a stitched chunk; well above the longest token (128 byte
 _STITCH_DROP = 2  # tokens dropped from a stitched chunk's end: they may merge with what follows
 _MAX_HAND_BACK = _STITCH_BYTES // 4  # bytes a failing stitch may hand back before giving up
 _MAX_CACHED_CHUNKS = 1024
-_SHORT_SIDE = 8
+_SHORT_SIDE = 6
 _RUN_SIDE = 16  # sides longer than this are first tried as runs of one character
-_MOSTLY_NEW = 0.7
-"""Distinct sides holding more than this share of a piece make the larger rank-by-rank closure worth a
-try (measured on 250 kB whitespace inputs: a run of spaces and newlines, 100% -> 123 ms against 283 ms
-(cl100k); units of whitespace, 77% -> 76 ms against 182 ms (o200k); runs of one whitespace
-character, 60% -> the sides' 169 ms against 249 ms (o200k); random mixes, 15-40% -> sides, 2-3x faster)."""
+_MOSTLY_NEW = 0.4
+"""Distinct sides holding more than this share of a piece (whose sides average over ``_SHORT_SIDE``
+bytes) make the larger rank-by-rank closure worth a try. Measured on 250 kB whitespace inputs, that
+merge against the sides (cl100k / o200k, ms): units of whitespace (44% / 77% of the piece in
+distinct sides) 71 / 63 against 126 / 182; runs of one character (34% / 60%) 129 / 93 against
+117 / 130; random mixes (15-20%, sides of 2-3 bytes) 94 / 92 against 59 / 78; spaces with newlines
+(no place to cut) 123 / 99 against 283 by stitching."""
 _last = itemgetter(-1)
 _first = itemgetter(0)
 
@@ -238,7 +240,7 @@ class LongPieceEncoder:
         periodic = _periodic(data)
         cuts = [] if periodic else self._cuts.cuts(data)
         sides = list(map(data.__getitem__, map(slice, [0, *cuts], [*cuts, len(data)]))) if cuts else []
-        # (Sides of 8 bytes or fewer on average never leave most of the piece to merge: not counted.)
+        # (Sides of _SHORT_SIDE bytes or fewer on average never leave much of the piece to merge.)
         few = not periodic and len(cuts) * _SHORT_SIDE < len(data)
         if few and sum(map(len, set(sides) if sides else [data])) > _MOSTLY_NEW * len(data):
             ids = self._few_bytes.encode(data, MANY_SPLITS)

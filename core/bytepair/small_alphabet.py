@@ -34,7 +34,9 @@ is new (a token is made in one pass only), so the pass looks for ``C Z`` and ``Z
 one is there, ``encode`` returns None and the caller merges pair by pair as before (``C C`` may
 refuse a pass that was sound: only ever slower, never wrong). (Looking after the pass costs one scan
 per such ``Z``; looking before it, for the patterns ``A B Z`` of every split ``A B``, cost one per
-split and ``Z``: thousands for a run of spaces and newlines.) A pair of rank
+split and ``Z``: thousands for a run of spaces and newlines. What stands right of each new ``C`` is
+read off the sequence in one scan, so ``C Z`` is a set lookup, and it tells later passes which
+pairs cannot be there, sparing their scans.) A pair of rank
 ``r`` exists by ``r``'s pass whenever it ever will: both its halves rank before it, unless it is
 such a pair of lower rank, which the checks refuse. So after the last pass no pair is left to
 merge, as with the rule.
@@ -89,8 +91,9 @@ class _Plan:
     def merge(self, data: bytes, table: bytes) -> list[int] | None:
         """``data`` renamed by ``table`` (byte -> number of its single) is merged pass by pass.
         Symbols are given to tokens as they first appear, one byte each while 256 suffice (a piece
-        rarely forms more), then two. How many of each symbol the sequence holds is kept, so a
-        pass only looks for pairs whose two halves are there."""
+        rarely forms more), then two. How many of each symbol the sequence holds is kept, and which
+        tokens may stand right of each (a superset: the exact neighbours of a token when it is made,
+        plus each later token made beside it), so a pass only scans for pairs that may be there."""
         s = data.translate(table)
         sym: list[bytes] = [b""] * len(self.ids)
         count = [0] * len(self.ids)
@@ -100,8 +103,12 @@ class _Plan:
             sym[k] = bytes((k,))
             count[k] = s.count(sym[k])
             number.append(k)
+        singles = {k for k in range(self.singles) if count[k]}
+        right: list[set[int]] = [set(singles) for _ in self.ids]
+        left: list[set[int]] = [set(singles) for _ in self.ids]
+        of_sym = {sym[k]: k for k in range(self.singles)}
         for own, splits, after, before in self.passes:
-            present = [(a, b) for a, b in splits if count[a] and count[b] and sym[a] + sym[b] in s]
+            present = [(a, b) for a, b in splits if count[a] and count[b] and b in right[a] and sym[a] + sym[b] in s]
             if not present:
                 continue
             if width == 1 and len(number) == 256:  # out of one-byte symbols: two bytes from now on
@@ -110,9 +117,11 @@ class _Plan:
                 widened[0::2], widened[1::2] = s.translate(_HIGH), s.translate(_LOW)
                 s = bytes(widened)
                 sym = [bytes((0x80 | x[0] >> 7, x[0] & 0x7F)) if x else x for x in sym]
+                of_sym = {sym[t]: t for t in number}
             k = len(number)
             made = bytes((0x80 | k >> 7, k & 0x7F)) if width == 2 else bytes((k,))
             sym[own] = made
+            of_sym[made] = own
             number.append(own)
             before_pass = len(s)
             if len(present) == 1:
@@ -128,16 +137,26 @@ class _Plan:
                 for t in {t for pair in present for t in pair}:
                     count[t] = s.count(sym[t])
             count[own] = n
+            # What stands right of each C, exactly (found in C: the pattern starts with C's symbol);
+            # what stands left of it, within what stood left of the halves it was made from.
+            one = _ONE if width == 1 else _TWO
+            after_c = set(map(of_sym.__getitem__, re.findall(re.escape(made) + b"(?=(" + one + b"))", s, re.S)))
+            before_c = set().union(*(left[a] for a, _ in present))
             # A new C beside a Z with CZ or ZC ranking before C: the rule would have merged that
             # pair first (module docstring), so this merge does not apply. Where such a Z is itself
             # a half of C's pairs, this pass may have made it into a C: look for C C too.
             halves = any(z in {a for a, _ in present} for z in after) or any(z in {b for _, b in present} for z in before)
             if (
-                (halves and made + made in s)
-                or any(count[z] and made + sym[z] in s for z in after)
-                or any(count[z] and sym[z] + made in s for z in before)
+                (halves and own in after_c)
+                or any(z in after_c for z in after)
+                or any(z in before_c and count[z] and sym[z] + made in s for z in before)
             ):
                 return None
+            right[own], left[own] = after_c, before_c
+            for x in before_c:
+                right[x].add(own)
+            for y in after_c:
+                left[y].add(own)
         ids = [self.ids[t] for t in number]
         if width == 1:
             return list(map(ids.__getitem__, s))
@@ -146,6 +165,7 @@ class _Plan:
 
 
 _UNHIGH = bytes(b & 0x7F for b in range(256))
+_ONE, _TWO = b".", b".."  # one symbol, in one-byte and two-byte symbols
 
 
 def closure_by_pairs(alphabet: bytes, ranks: dict[bytes, int], most_splits: int) -> dict[bytes, list[tuple[bytes, bytes]]] | None:
