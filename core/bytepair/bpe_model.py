@@ -24,7 +24,7 @@ from operator import add, itemgetter
 from random import Random
 
 from .byte_unicode import BYTE_TO_UNICODE, visible_to_bytes
-from .char_merge import CHAR_MERGE_AFTER, CHAR_MERGE_MAX_BYTES, PairCharStarts
+from .char_merge import LazyCharMerge, PairCharStarts
 from .errors import VocabFormatError
 from .pair_merge import MergeTable, pair_merge
 
@@ -100,8 +100,7 @@ class BPEModel:
             raise VocabFormatError(f"{where}.unk_token {unk_token!r} is not in {where}.vocab")
         self._byte_tokens = [self.vocab.get(f"<0x{b:02X}>") for b in range(256)] if byte_fallback else None
         self._byte_ids: list[int] | None = None
-        self._chars: PairCharStarts | None = None
-        self._char_pieces = 0
+        self._chars = LazyCharMerge(self._pair_char_starts)
         self._bytes_to_id: dict[bytes, int] | None = None
         if byte_level and not self.continuing_subword_prefix and not self.end_of_word_suffix:
             ids = [self.vocab.get(BYTE_TO_UNICODE[b]) for b in range(256)]
@@ -149,17 +148,9 @@ class BPEModel:
                 whole = self.vocab.get(piece if ascii_visible else data.decode("latin-1").translate(_VISIBLE_TABLE))
                 if whole is not None:
                     return (whole,)
-            if 3 * len(piece) <= 2 * len(data) <= 2 * CHAR_MERGE_MAX_BYTES:
-                # Mostly multi-byte characters: start from whole characters where exact
-                # (char_merge.py), once enough such pieces came to pay for the tables.
-                if self._chars is None:
-                    self._char_pieces += 1
-                    if self._char_pieces >= CHAR_MERGE_AFTER:
-                        self._chars = PairCharStarts(self.table, self._byte_ids, self._fragment_candidates)
-                if self._chars is not None:
-                    ids = self._chars.merge(piece)
-                    if ids is not None:
-                        return tuple(ids)
+            ids = self._chars.merge(piece, data)  # mostly multi-byte characters: from whole ones
+            if ids is not None:
+                return tuple(ids)
             return tuple(pair_merge(list(map(self._byte_ids.__getitem__, data)), self.table))
         if self.ignore_merges and not dropout:
             whole = self._whole(piece)
@@ -167,6 +158,10 @@ class BPEModel:
                 return (whole,)
         symbols = self._symbols(piece)
         return tuple(pair_merge(symbols, self.table, dropout=dropout, rng=rng))
+
+    def _pair_char_starts(self) -> PairCharStarts:
+        """The character merge for this model (byte-level only: ``_byte_ids`` is set)."""
+        return PairCharStarts(self.table, self._byte_ids or [], self._fragment_candidates)
 
     def _fragment_candidates(self) -> list[bytes]:
         """The bytes of the tokens that begin or end inside a character (byte-level models): those

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from random import Random
 
 from .bpe_merge import apply_merges, merge_dropout
-from .char_merge import CHAR_MERGE_AFTER, CHAR_MERGE_MAX_BYTES, CharStarts, Fragments
+from .char_merge import CharStarts, Fragments, LazyCharMerge
 from .byte_unicode import bytes_to_visible, visible_to_bytes
 from .long_pieces import LongPieceEncoder
 
@@ -46,8 +46,7 @@ class RankModel:
         self.token_byte_length = list(map(len, token_bytes))
         """id -> how many bytes of text the token stands for (offsets in bulk)."""
         self._vocab: dict[str, int] | None = None
-        self._chars: CharStarts | None = None
-        self._char_pieces = 0  # pieces that could have taken the character merge before it was built
+        self._chars = LazyCharMerge(lambda: CharStarts(self.ranks, self.token_bytes, self._char_fragments))
 
     def encode_piece(self, piece: str, *, dropout: float = 0.0, rng: Random | None = None) -> tuple[int, ...]:
         """Token ids of one piece; with ``dropout`` > 0, BPE-dropout drawing from ``rng`` (no
@@ -58,21 +57,9 @@ class RankModel:
         rank = self.ranks.get(data)
         if rank is not None:
             return (rank,)
-        # Mostly multi-byte characters (1.5 bytes each or more: Cyrillic, Greek, CJK ...): start from
-        # whole characters where exact (char_merge.py). Measured on the corpus's new pieces: about
-        # 0.9x the byte merge's time at 1.5-2.5 bytes a character, 0.5-0.6x from 2.5 on; Latin text
-        # with a few accents gains nothing, so it keeps the byte merge.
-        # The character tables cost one pass over the vocabulary (~20 ms for o200k): built only once
-        # enough such pieces came to pay for it (English text has a handful).
-        if 3 * len(piece) <= 2 * len(data) <= 2 * CHAR_MERGE_MAX_BYTES:
-            if self._chars is None:
-                self._char_pieces += 1
-                if self._char_pieces >= CHAR_MERGE_AFTER:
-                    self._chars = CharStarts(self.ranks, self.token_bytes, self._char_fragments)
-            if self._chars is not None:
-                ids = self._chars.merge(piece)
-                if ids is not None:
-                    return tuple(ids)
+        ids = self._chars.merge(piece, data)
+        if ids is not None:
+            return tuple(ids)
         return tuple(apply_merges(data, self.ranks))
 
     def long_piece_encoder(self, cache: PieceCache) -> LongPieceEncoder:
