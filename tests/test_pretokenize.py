@@ -71,6 +71,25 @@ def test_pieces_are_cut_from_the_original_text() -> None:
     assert pieces == [m.group() for m in __import__("regex").finditer(O200K_PATTERN, text)]
 
 
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", " bc", "D", "1", "!", " ", "\n", "é", "中", "😀", "𝐀", "𝐚b", " 𠀀"]), max_size=80),
+    st.sampled_from(sorted(PATTERNS)),
+)
+def test_pieces_with_few_or_many_astral_characters(words: list[str], name: str) -> None:
+    """Few astral characters among many pieces: only the pieces holding one are cut again from the
+    text; many: all are. Both must give the pieces of the pattern run on the original text."""
+    regex = pytest.importorskip("regex")
+    text = "".join(words)
+    assert Pretokenizer(PATTERNS[name]).split(text) == regex.findall(PATTERNS[name], text)
+
+
+def test_one_astral_character_in_a_long_text() -> None:
+    regex = pytest.importorskip("regex")
+    text = "word " * 500 + "𝐀x 😀😀 y" + " end" * 500
+    assert Pretokenizer(O200K_PATTERN).split(text) == regex.findall(O200K_PATTERN, text)
+
+
 @pytest.mark.parametrize("name", sorted(PATTERNS))
 def test_block_cuts_keep_pieces_on_corpus(name: str) -> None:
     split = Pretokenizer(PATTERNS[name], cuttable=True)

@@ -9,11 +9,9 @@ then cut from the original text by length, so callers never see the stand-ins.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from bisect import bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import cache, lru_cache
-from bisect import bisect_right
 from itertools import accumulate, chain
 from typing import Any
 
@@ -34,6 +32,30 @@ def _has_astral(text: str) -> bool:
     """Whether a character above U+FFFF occurs: each takes two UTF-16 units. Encoding is a C loop,
     several times faster than searching for one with a regex."""
     return len(text.encode("utf-16-le", "surrogatepass")) != 2 * len(text)
+
+
+def _as_original(text: str, pieces: list[str]) -> list[str] | None:
+    """``pieces`` of ``text`` with astral stand-ins (``astral.py``), as pieces of ``text`` itself; None
+    if they do not follow each other back to back over the whole text.
+
+    Stand-ins keep lengths, so only the pieces holding an astral character differ: those are cut
+    again from ``text`` (in place). Where astral characters are many (a run of emoji), every piece is
+    cut again in one C-level pass instead. Cutting them all for one emoji cost a third of the split
+    of a 400 kB Chinese text (o200k: 22 ms, of which findall 12).
+
+    >>> _as_original("a\U0001F600 b c d", ["a\u2603", " b", " c", " d"])
+    ['a\U0001f600', ' b', ' c', ' d']
+    """
+    ends = list(accumulate(map(len, pieces)))
+    if (ends[-1] if ends else 0) != len(text):
+        return None
+    astral = len(text.encode("utf-16-le", "surrogatepass")) // 2 - len(text)
+    if astral * 4 > len(pieces):
+        return list(map(text.__getitem__, map(slice, [0, *ends], ends)))
+    for match in _ASTRAL.finditer(text):
+        i = bisect_right(ends, match.start())
+        pieces[i] = text[ends[i - 1] if i else 0 : ends[i]]
+    return pieces
 
 
 @cache
@@ -164,11 +186,11 @@ class Pretokenizer:
         swapped = self._matchable(text)
         if swapped is None:
             return self._regex.findall(text)
-        ends = list(accumulate(map(len, self._regex.findall(swapped))))
-        if ends and ends[-1] != len(text):
+        pieces = _as_original(text, self._regex.findall(swapped))
+        if pieces is None:
             # Some text matched no alternative, so pieces are not back to back: cut by span.
             return [text[m.start() : m.end()] for m in self._regex.finditer(swapped)]
-        return list(map(text.__getitem__, map(slice, [0, *ends], ends)))
+        return pieces
 
     def split_isolated(self, text: str, *, bmp: bool = False) -> list[str] | None:
         """Hugging Face's "isolated" split: the matches and the non-empty text between them, in
@@ -198,12 +220,7 @@ class Pretokenizer:
                 out.append(gaps[-1])
         if swapped is None:
             return out
-        # Stand-ins keep lengths: only the pieces holding one are cut again from the original text.
-        ends = list(accumulate(map(len, out)))
-        for match in _ASTRAL.finditer(text):
-            i = bisect_right(ends, match.start())
-            out[i] = text[ends[i - 1] if i else 0 : ends[i]]
-        return out
+        return _as_original(text, out)
 
     def find_cut(self, text: str, start: int, end: int | None = None) -> int | None:
         """The first safe cut point ``p`` with ``start <= p < end`` (a position where ``text[:p]`` and
