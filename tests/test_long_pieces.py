@@ -200,3 +200,50 @@ def test_random_runs_of_whitespace_take_runs_and_equal_tiktoken(tiktoken_ref, na
     assembled = sum(sides._from_runs(text[i : i + 40].encode()) is not None for i in range(0, 4000, 40))
     assert assembled > 10
     assert _cold(enc, text) == tiktoken_ref(name).encode_ordinary(text)
+
+
+# ------------------------------------------------------------- many short pieces of a few bytes
+MARKS = "e\u0301\u0308\u0323\u030a"
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+@settings(max_examples=30, deadline=None)
+@given(pieces=st.lists(st.text(alphabet=MARKS + " \t\n", min_size=1, max_size=40), min_size=1, max_size=200))
+def test_many_pieces_merged_as_one_equal_each_alone(name: str, pieces: list[str]) -> None:
+    """``encode_many`` joins the pieces by a byte no multi-byte token holds: each piece's ids must be
+    what ``encode_piece`` gives it alone (pieces that are tokens included)."""
+    enc = bytepair.get_encoding(name)
+    got = enc.engine.cache.long_pieces.encode_many(pieces)
+    assert got is not None
+    assert got == [enc.engine.model.encode_piece(piece) for piece in pieces]
+
+
+@pytest.mark.parametrize("name", ("cl100k_base", "r50k_base"))
+def test_combining_marks_are_merged_in_one_batch(tiktoken_ref, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """Random combining marks: cl100k cuts them into many short runs of marks. Their new pieces are
+    merged together (the model is never asked for one alone), and the ids are tiktoken's."""
+    enc = bytepair.get_encoding(name)
+    text = "".join(random.Random(3).choices(MARKS, k=40_000))
+    enc.engine.cache.clear()
+
+    def alone(piece: str) -> tuple[int, ...]:
+        raise AssertionError(f"merged alone: {piece!r}")
+
+    monkeypatch.setattr(enc.engine.cache, "_encode", alone)
+    assert enc.encode_ordinary(text) == tiktoken_ref(name).encode_ordinary(text)
+    assert enc.encode_ordinary(text) == tiktoken_ref(name).encode_ordinary(text)  # warm
+    monkeypatch.undo()
+    enc.engine.cache.clear()
+
+
+def test_prose_is_not_batched(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Text of many distinct bytes goes piece by piece: ``encode_many`` is not even tried."""
+    enc = bytepair.get_encoding("cl100k_base")
+    text = " ".join(f"word{i} Wörter{i}" for i in range(500))
+
+    def many(pieces: list[str]) -> None:
+        raise AssertionError("batched")
+
+    monkeypatch.setattr(enc.engine.cache.long_pieces, "encode_many", many)
+    enc.engine.cache.clear()
+    assert enc.decode(enc.encode_ordinary(text)) == text

@@ -64,6 +64,12 @@ class Engine:
         (blocks start at ``first_block`` characters and double, for early exits)."""
         get = (self.cache.packed if packed else self.cache).__getitem__
         if len(text) <= (first_block or BLOCK_CHARS) or not self.cuttable:
-            return map(get, self.split(text))
+            return map(get, self._block_pieces(text))
         blocks = self.pre_tokenizer.blocks(text, BLOCK_CHARS, first=first_block)  # type: ignore[union-attr]
-        return chain.from_iterable(map(get, self.pre_tokenizer.split(block)) for block in blocks)  # type: ignore[union-attr]
+        return chain.from_iterable(map(get, self._block_pieces(block)) for block in blocks)
+
+    def _block_pieces(self, block: str) -> list[str]:
+        """The pieces of one block, their new ones encoded together where that pays (``prefetch``)."""
+        pieces = self.split(block)
+        self.cache.prefetch(pieces)
+        return pieces

@@ -105,6 +105,14 @@ class PieceCuts:
         self._separator = None
         return None
 
+    @property
+    def separator(self) -> int | None:
+        """A byte that no multi-byte token holds and no UTF-8 text holds (None if there is none):
+        bytes joined by it merge as if apart (``LongPieceEncoder.encode_many``)."""
+        if self._separator is not None and self._separator < 0:
+            self._joined()
+        return self._separator
+
     def cuts(self, data: bytes) -> list[int]:
         if len(data) < 2:
             return []
