@@ -247,3 +247,28 @@ def test_prose_is_not_batched(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(enc.engine.cache.long_pieces, "encode_many", many)
     enc.engine.cache.clear()
     assert enc.decode(enc.encode_ordinary(text)) == text
+
+
+@pytest.mark.parametrize("name", ("cl100k_base", "o200k_base"))
+def test_sides_holding_cjk_start_from_characters_and_equal_tiktoken(tiktoken_ref, name: str) -> None:
+    """One long piece of CJK and Latin letters: cut into sides, those holding CJK are merged from whole
+    characters by the model's character merge (it must be asked, and say yes for some), and the ids
+    are tiktoken's."""
+    enc = bytepair.get_encoding(name)
+    text = "".join(random.Random(11).choices("日本語中文字漢かなカナ" + "abcdefghijklmnopqrstuvwxyz", k=20_000))
+    assert len(enc.engine.split(text)) == 1
+    sides = enc.engine.cache.long_pieces._sides
+    asked = []
+    merge = sides._char_merge
+
+    def counted(piece: str, data: bytes):
+        ids = merge(piece, data)
+        asked.append(ids is not None)
+        return ids
+
+    sides._char_merge = counted
+    try:
+        assert _cold(enc, text) == tiktoken_ref(name).encode_ordinary(text)
+    finally:
+        sides._char_merge = merge
+    assert sum(asked) > 20

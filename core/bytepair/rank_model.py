@@ -64,7 +64,7 @@ class RankModel:
 
     def long_piece_encoder(self, cache: PieceCache) -> LongPieceEncoder:
         """The encoder for pieces too long to merge whole cheaply (chunks come from ``cache``)."""
-        return LongPieceEncoder(cache, self.ranks, self.token_bytes)
+        return LongPieceEncoder(cache, self.ranks, self.token_bytes, char_merge=self._chars.merge)
 
     # ---------------------------------------------------------------- vocabulary, HF style
     @property
