@@ -9,7 +9,7 @@ module imports bytepair from there, and so do the fresh processes it starts. Sec
    the first pass of section 1 summed, beside the same-text warm figure;
 2. worst cases: 1 MB of one letter, spaces, random letters, random digits, random emoji, and issue
    14's list (periodic and random whitespace, apostrophes, combining marks, CJK with Latin; 250 kB
-   beside 1 MB);
+   beside 1 MB), and Zalgo text (a run of distinct combining marks after every letter);
 3. start-up: ``import``, ``get_encoding`` for every bundled encoding, and rank-file parsing;
 4. the size of the rank data bytepair ships against the official ``.tiktoken`` files.
 
@@ -193,7 +193,8 @@ def worst_case_texts() -> dict[str, str]:
         "random 0-9 × 1,000,000": "".join(rng.choices(string.digits, k=n)),
         "random emoji U+1F600..1F64F × 250,000": "".join(map(chr, rng.choices(range(0x1F600, 0x1F650), k=n // 4))),
         # Issue 14's list: periodic and random whitespace, letters with apostrophes, combining marks,
-        # CJK and Latin without spaces; 250 kB beside 1 MB shows whether time grows linearly.
+        # CJK and Latin without spaces; 250 kB beside 1 MB shows whether time grows linearly. Zalgo text:
+        # combining marks as people meet them (many distinct marks, a run after every letter).
         '"\\n \\n" × 333,333': "\n \n" * (n // 3),
         '" \\t" × 500,000': " \t" * (n // 2),
         "random a-z × 250,000": "".join(rng.choices(string.ascii_lowercase, k=n // 4)),
@@ -204,7 +205,20 @@ def worst_case_texts() -> dict[str, str]:
             map(chr, rng.choices([0x65, 0x301, 0x308, 0x323, 0x30A], k=n // 2))
         ),
         "random CJK and a-z × 500,000": "".join(rng.choices("日本語中文字漢かなカナ" + string.ascii_lowercase, k=n // 2)),
+        "Zalgo text × 1 MB": zalgo_text(rng, n),
     }
+
+
+def zalgo_text(rng: random.Random, n_bytes: int) -> str:
+    """Words of 1-8 letters, each letter followed by 1-8 combining marks drawn from U+0300..U+036F,
+    as Zalgo generators make them; about ``n_bytes`` of UTF-8. Every mark run is new text."""
+    words, size = [], 0
+    while size < n_bytes:
+        letters = rng.choices(string.ascii_letters, k=rng.randint(1, 8))
+        word = "".join(c + "".join(map(chr, rng.choices(range(0x300, 0x370), k=rng.randint(1, 8)))) for c in letters)
+        words.append(word)
+        size += len(word.encode("utf-8")) + 1
+    return " ".join(words)
 
 
 def write_texts(texts: dict[str, str], directory: Path) -> dict[str, Path]:
