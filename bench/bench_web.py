@@ -61,7 +61,7 @@ BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 sys.path.insert(1, str(REPO))  # tests.tiktoken_offline, imported by suite (as bench_encode.py does)
 
-from report import replace_section  # noqa: E402
+from report import has_section, replace_section  # noqa: E402
 from suite import (  # noqa: E402 - shared with the native benchmark
     MB,
     WORST_CASE_SEED,
@@ -136,7 +136,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--only",
         help="comma-separated measurements to run (start-up, first pass, mixed stream, throughput, worst cases, "
-        "playground); default all",
+        "playground); default all. A section the run covers only in part is printed, not written over the "
+        "file's (it would drop the parts left out)",
     )
     parser.add_argument(
         "--output",
@@ -1255,6 +1256,11 @@ MEASUREMENTS: list[Measurement] = [
     Measurement("worst cases", "browser", measure_worst_cases, render_worst_cases, worst_notes),
     Measurement("playground", "playground", measure_playground, render_playground, playground_notes),
 ]
+def left_out_of(section: str, chosen: list[Measurement]) -> list[str]:
+    """The measurements of ``section`` a run of ``chosen`` leaves out (none: it may write the section)."""
+    return [m.name for m in MEASUREMENTS if m.section == section and m not in chosen]
+
+
 SECTION_TITLES = {
     "browser-startup": "Browser: start-up and download size",
     "browser": "Browser: the bundle in headless Chromium",
@@ -1422,7 +1428,13 @@ def run(args: argparse.Namespace, work: Path) -> int:
         for section in dict.fromkeys(m.section for m in chosen):
             document = render_section(session, section, [(m, r) for m, r in results if m.section == section], runtime_s)
             print(document)
-            if args.output is not None:
+            left_out = left_out_of(section, chosen)
+            if args.output is not None and left_out and has_section(args.output, section):
+                # Writing it would drop the parts this run left out from the file's section.
+                log(f"section {section} of {args.output} NOT written: this run left out {', '.join(left_out)}, "
+                    "which it holds; run them too, or splice the part printed above into it by hand with the "
+                    "date, bundle and command of this run")  # fmt: skip
+            elif args.output is not None:
                 replace_section(args.output, section, document)
                 log(f"wrote section {section} of {args.output}")
         if session._browser is not None:

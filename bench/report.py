@@ -75,6 +75,11 @@ def _insertion_point(text: str, name: str) -> int:
     return len(text)
 
 
+def has_section(path: Path, name: str) -> bool:
+    """Whether ``path`` exists and holds section ``name``."""
+    return path.exists() and _section_span(path.read_text(encoding="utf-8"), name) is not None
+
+
 def replace_section(path: Path, name: str, markdown: str) -> None:
     """Replace section ``name`` of ``path`` with ``markdown``, keeping every other byte of the file.
 

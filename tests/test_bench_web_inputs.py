@@ -51,3 +51,15 @@ def test_worst_case_texts_have_the_size_asked(bench_web) -> None:
     for label, (name, text) in texts.items():
         assert len(text) == 1_000 and "1,000" in label and name.startswith("worst-")
     assert texts != bench_web.worst_case_texts(999)
+
+
+def test_a_run_of_part_of_a_section_does_not_write_over_it(bench_web, tmp_path: Path) -> None:
+    """``--only 'first pass'`` once rewrote the whole browser section with its first pass alone,
+    dropping the mixed-stream, throughput and worst-case tables of the run before."""
+    chosen = [m for m in bench_web.MEASUREMENTS if m.name == "first pass"]
+    assert bench_web.left_out_of("browser", chosen) == ["mixed stream", "throughput", "worst cases"]
+    assert bench_web.left_out_of("browser-startup", [m for m in bench_web.MEASUREMENTS if m.name == "start-up"]) == []
+    doc = tmp_path / "PERFORMANCE.md"
+    assert not bench_web.has_section(doc, "browser")
+    bench_web.replace_section(doc, "browser", "## Browser\n\nold tables")
+    assert bench_web.has_section(doc, "browser") and not bench_web.has_section(doc, "playground")
