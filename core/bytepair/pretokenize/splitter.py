@@ -28,10 +28,15 @@ _CUT_WINDOW = 4096
 _ASTRAL = re.compile("[\U00010000-\U0010FFFF]")
 
 
+def _astral_count(text: str) -> int:
+    """How many characters above U+FFFF occur: each takes two UTF-16 units. Encoding is a C loop,
+    several times faster than searching for them with a regex."""
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2 - len(text)
+
+
 def _has_astral(text: str) -> bool:
-    """Whether a character above U+FFFF occurs: each takes two UTF-16 units. Encoding is a C loop,
-    several times faster than searching for one with a regex."""
-    return len(text.encode("utf-16-le", "surrogatepass")) != 2 * len(text)
+    """Whether a character above U+FFFF occurs."""
+    return _astral_count(text) > 0
 
 
 def _as_original(text: str, pieces: list[str]) -> list[str] | None:
@@ -49,8 +54,7 @@ def _as_original(text: str, pieces: list[str]) -> list[str] | None:
     ends = list(accumulate(map(len, pieces)))
     if (ends[-1] if ends else 0) != len(text):
         return None
-    astral = len(text.encode("utf-16-le", "surrogatepass")) // 2 - len(text)
-    if astral * 4 > len(pieces):
+    if _astral_count(text) * 4 > len(pieces):
         return list(map(text.__getitem__, map(slice, [0, *ends], ends)))
     for match in _ASTRAL.finditer(text):
         i = bisect_right(ends, match.start())
