@@ -9,7 +9,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bytepair
-from bytepair.bpe_merge import _merge_long, _merge_short, apply_merges, merge_piece, reference_merge
+from bytepair.bpe_merge import (
+    _PAIR_TABLE_AFTER,
+    _first_pair_ranks,
+    _merge_long,
+    _merge_short,
+    _pair_table,
+    apply_merges,
+    merge_piece,
+    reference_merge,
+)
 from bytepair.long_pieces import LONG_PIECE_CHARS
 from bytepair.piece_cache import PieceCache
 from bytepair.rank_model import RankModel
@@ -85,7 +94,21 @@ def test_cache_is_bounded() -> None:
 
 
 def test_heap_merge_with_a_two_byte_token_of_rank_zero() -> None:
-    """The heap's start-up reads two-byte ranks from a table: rank 0 must count as a rank."""
+    """The heap's start-up reads two-byte ranks from a table once one is built: rank 0 must count
+    as a rank, before the table and after it."""
     ranks = {b"ab": 0, **{bytes((b,)): b + 1 for b in range(256)}, b"abab": 257}
     piece = b"ab" * 40 + b"c"
+    assert _pair_table(ranks) is None  # a new vocabulary has no table yet
     assert _merge_long(piece, ranks) == reference_merge(piece, ranks)
+    assert _pair_table(ranks, _PAIR_TABLE_AFTER) is not None
+    assert _merge_long(piece, ranks) == reference_merge(piece, ranks)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.binary(min_size=2, max_size=200))
+def test_first_pair_ranks_from_the_table_equal_the_lookups(data: bytes) -> None:
+    """The pair table is built only after ~128 kB of long pieces (a first pass over prose seldom
+    meets that many); the ranks it gives must be the ones looked up as bytes."""
+    expected = [RANKS.get(data[i : i + 2]) for i in range(len(data) - 1)]
+    assert _first_pair_ranks(data, RANKS, None) == expected
+    assert _first_pair_ranks(data, RANKS, _pair_table(RANKS, _PAIR_TABLE_AFTER)) == expected
