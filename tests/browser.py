@@ -155,3 +155,17 @@ def wait_for_runtime_snapshot(page, timeout_s: float = 60.0, *, besides: frozens
             return names
         page.wait_for_timeout(100)
     raise AssertionError(f"no runtime snapshot was stored within {timeout_s} s: {runtime_snapshot_files(page)}")
+
+
+def wait_for_warm_up(page, tok: str = "tok", timeout_s: float = 60.0) -> float:
+    """Wait until the worker behind ``tok`` (a page global) has run its warm-up after start; its
+    duration in ms (the runtime's ``"warm-up"`` timing)."""
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        timings = page.evaluate(f"() => {tok}.backend.request('timings', {{}})")
+        if "warm-up" in timings:
+            return float(timings["warm-up"])
+        page.wait_for_timeout(50)
+    raise AssertionError(f"the worker did not finish its warm-up within {timeout_s} s")

@@ -118,3 +118,31 @@ def test_stream_handles_are_released() -> None:
     assert all(web_bridge.stream_close(h) for h in handles)
     assert not web_bridge.stream_close(handles[0])  # closing twice is harmless
     assert web_bridge.memory_stats()["open_decoders"] == before
+
+
+def test_warm_up_leaves_the_faces_cache_and_ids_alone() -> None:
+    """The worker's warm-up encodes through a throwaway engine: every part makes tokens, the face's
+    piece cache stays as it was (same pieces, same ids), and a part past the last answers 0."""
+    enc = bytepair.get_encoding("o200k_base")
+    text = corpus_texts()["mixed"][:3000]
+    ids = enc.encode_ordinary(text)
+    before = dict(enc.engine.cache)
+    made = [web_bridge.warm_up("o200k_base", part) for part in range(web_bridge.WARM_UP_PARTS)]
+    assert all(n > 500 for n in made), made
+    assert web_bridge.warm_up("o200k_base", web_bridge.WARM_UP_PARTS) == 0
+    assert dict(enc.engine.cache) == before
+    assert enc.encode_ordinary(text) == ids
+
+
+def test_warm_up_of_a_tokenizer_json_and_bad_parts() -> None:
+    key = web_bridge.load_tokenizer_json(bytepair.Tokenizer.from_encoding("r50k_base").to_str(), "warm")["key"]
+    try:
+        text = corpus_texts()["de"][:2000]
+        ids = list(web_bridge.encode(key, text))
+        assert web_bridge.warm_up(key, 0) > 500
+        assert list(web_bridge.encode(key, text)) == ids == bytepair.get_encoding("r50k_base").encode_ordinary(text)
+    finally:
+        web_bridge.unload_tokenizer(key)
+    assert web_bridge.dispatch("warm_up", key, 1)["error"]["name"] == "UnknownEncodingError"  # closed meanwhile
+    for part in (-1, "0", 1.5):
+        assert web_bridge.dispatch("warm_up", "o200k_base", part)["error"]["name"] == "InvalidInputError"

@@ -15,7 +15,7 @@ import pytest
 
 import bytepair
 
-from .browser import DIST, TEST_PAGE, Guard, open_page, runtime_snapshot_files, wait_for_runtime_snapshot
+from .browser import DIST, TEST_PAGE, Guard, open_page, runtime_snapshot_files, wait_for_runtime_snapshot, wait_for_warm_up
 
 ROOT = Path(__file__).resolve().parent.parent
 O200K = bytepair.get_encoding("o200k_base")
@@ -87,6 +87,33 @@ def test_second_page_starts_from_the_stored_runtime(browser, dist_server) -> Non
         "async () => Array.from(await (await (await import('./bytepair.mjs')).createTokenizer({ encoding: 'cl100k_base' })).encode('still fine'))"
     )
     assert ids == bytepair.get_encoding("cl100k_base").encode("still fine")
+    ctx.close()
+    assert not guard.violations, guard.violations
+
+
+@pytest.mark.browser
+def test_the_worker_warms_up_after_start_between_requests(browser, dist_server) -> None:
+    """After its first tokenizer opens, the worker encodes a made-up text in parts, between requests
+    (see ``web_bridge.warm_up``). Requests sent at once meanwhile get exact ids, and the warm-up
+    ends on its own within a few hundred ms."""
+    guard = Guard()
+    ctx, page = open_page(browser, dist_server, guard)
+    texts = [bytepair.get_encoding("o200k_base").decode(list(range(1000 * k, 1000 * k + 700))) for k in range(1, 6)]
+    ids = page.evaluate(
+        """async (texts) => {
+          window.tok = await (await import('./bytepair.mjs')).createTokenizer({ encoding: 'o200k_base' });
+          const out = [];
+          for (const text of texts) {
+            out.push(Array.from(await tok.encode(text)));
+            await new Promise((resolve) => setTimeout(resolve, 15)); // let a part run in between
+          }
+          return out;
+        }""",
+        texts,
+    )
+    assert ids == [O200K.encode_ordinary(text) for text in texts]
+    assert 0 < wait_for_warm_up(page) < 10_000
+    assert page.evaluate("async () => tok.count('after the warm-up')") == O200K.count("after the warm-up")
     ctx.close()
     assert not guard.violations, guard.violations
 

@@ -6,6 +6,29 @@
 import { TokenizerService } from "./service.mjs";
 
 let service = null;
+let warmedUp = false;
+
+// After the first tokenizer opens, the worker encodes a few parts of a made-up text through a
+// throwaway engine (the bridge's `warm_up`), one part per task, so requests interleave with them:
+// WebAssembly runs in a baseline compilation until code turns out hot, and this moves that cost off
+// the page's first real text (see `warm_up` in web_bridge.py for the measurement). The first part
+// waits WARM_UP_AFTER_MS, so the request a page sends as soon as it is ready is answered first.
+const WARM_UP_AFTER_MS = 20;
+function warmUp(svc, name) {
+  warmedUp = true;
+  const t0 = performance.now();
+  const step = (part) => {
+    let tokens = 0;
+    try {
+      tokens = svc.runtime.call("warm_up", name, part);
+    } catch {
+      return; // the tokenizer was closed meanwhile: nothing to warm
+    }
+    if (tokens > 0) setTimeout(() => step(part + 1), 0);
+    else svc.runtime.timings["warm-up"] ??= performance.now() - t0; // past the last part
+  };
+  setTimeout(() => step(0), WARM_UP_AFTER_MS);
+}
 
 function reply(id, result, transfer = []) {
   self.postMessage({ id, ok: true, result }, transfer);
@@ -43,6 +66,7 @@ self.onmessage = async ({ data }) => {
     // is written, since the page may close right after this answer.
     if (op === "open") await (await service).runtime.snapshotStored;
     reply(id, result, transfer);
+    if (op === "open" && !warmedUp) warmUp(await service, result.key ?? result.name);
   } catch (err) {
     fail(id, err);
   }
