@@ -8,7 +8,8 @@
 //   bytepair-*.whl  our pure-Python wheel, re-packed with .pyc compiled by Pyodide's own Python
 //                   (unchecked-hash pycs: no compile and no source check at import) and without the
 //                   rank data, which is served per encoding:
-//   encodings/      the packed rank files (*.bpr), fetched only for the encodings a page uses
+//   encodings/      the packed rank files (*.bpr, payload stored raw for Brotli to compress), fetched
+//                   only for the encodings a page uses
 //   tokenizers/     open-model tokenizers (Llama 3, Qwen 2.5 and 3, DeepSeek V3, GPT-2) as
 //                   <name>.json.gz: the model's tokenizer.json (fetched, sha256-pinned, by
 //                   build/fetch_hf_tokenizers.py), without its indentation, gzip'd at level 9; fetched
@@ -423,13 +424,21 @@ async function main() {
 
   const wheelName = basename(args.wheel);
   writeFileSync(join(OUT, wheelName), wheelOut);
-  for (const [name, bytes] of Object.entries(dataFiles)) writeFileSync(join(OUT, "encodings", name), bytes);
   for (const file of Object.values(RUNTIME)) copyFileSync(join(PYODIDE_DIR, file), join(OUT, "pyodide", file));
   const lock = lockPackages(pyodide.globals.get("repack"), join(OUT, wheelName), OUT, args["build-venv"]);
   for (const file of WEB_FILES) copyFileSync(join(ROOT, "web", file), join(OUT, file));
 
   // Which rank file each encoding needs, from the Python package itself (one source of truth).
   pyodide.unpackArchive(wheelOut, "zip", { extractDir: SITE_PACKAGES });
+  // The rank files go with their payload as it is: the server's Brotli copy of that is smaller than
+  // the package's zlib payload (packed_ranks.with_raw_payload; o200k 762 kB against 971 kB).
+  const withRawPayload = pyodide.runPython("from bytepair.formats.packed_ranks import with_raw_payload\nlambda data: with_raw_payload(data.to_bytes())");
+  for (const [name, bytes] of Object.entries(dataFiles)) {
+    const raw = withRawPayload(bytes);
+    writeFileSync(join(OUT, "encodings", name), raw.toJs());
+    raw.destroy();
+  }
+  withRawPayload.destroy();
   const specs = pyodide.runPython(`
 import json
 from bytepair.openai_encodings import ENCODING_SPECS

@@ -13,6 +13,7 @@ from bytepair.formats import (
     pack_ranks,
     parse_gpt2_files,
     read_packed_ranks,
+    with_raw_payload,
 )
 from bytepair.openai_encodings import ENCODING_SPECS
 
@@ -31,6 +32,29 @@ def test_packed_data_expands_to_the_official_file(name: str) -> None:
     packed = read_packed_ranks((PACKAGE_DATA / f"{name}.bpr").read_bytes())
     assert packed.header["source_sha256"] == OFFICIAL_SHA256[name]
     assert hashlib.sha256(expand_to_tiktoken_text(packed.tokens)).hexdigest() == OFFICIAL_SHA256[name]
+
+
+@pytest.mark.parametrize("name", sorted(OFFICIAL_SHA256))
+def test_the_browser_bundles_raw_payload_holds_the_same_ranks(name: str) -> None:
+    """The bundle ships each rank file with its payload as it is (for the server's Brotli): the same
+    tokens, fragment tables and source hash; its own payload hash still guards it."""
+    data = (PACKAGE_DATA / f"{name}.bpr").read_bytes()
+    raw = with_raw_payload(data)
+    packed, unpacked = read_packed_ranks(data), read_packed_ranks(raw)
+    assert unpacked.header["payload_coding"] == "raw" and "payload_coding" not in packed.header
+    assert unpacked.tokens == packed.tokens
+    assert unpacked.char_fragments() == packed.char_fragments()
+    assert unpacked.header["source_sha256"] == OFFICIAL_SHA256[name]
+    flipped = bytearray(raw)
+    flipped[-10] ^= 0x01
+    with pytest.raises(bytepair.VocabHashMismatchError, match="corrupt"):
+        read_packed_ranks(bytes(flipped))
+
+
+def test_an_unknown_payload_coding_is_refused() -> None:
+    data = with_raw_payload((PACKAGE_DATA / "r50k_base.bpr").read_bytes())
+    with pytest.raises(bytepair.VocabFormatError, match="payload coding"):
+        read_packed_ranks(data.replace(b'"payload_coding": "raw"', b'"payload_coding": "zstd"', 1))
 
 
 def test_every_spec_has_its_data() -> None:

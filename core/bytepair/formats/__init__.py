@@ -3,7 +3,7 @@ packed form; ``atomic.py`` writes any of them so that a failed save leaves nothi
 
 from .gpt2_files import dump_bpe_files, load_gpt2_files, parse_bpe_files, parse_gpt2_files
 from .minbpe_model import dump_minbpe, load_minbpe, parse_minbpe
-from .packed_ranks import PackedRanks, expand_to_tiktoken_text, pack_ranks, read_packed_ranks
+from .packed_ranks import PackedRanks, expand_to_tiktoken_text, pack_ranks, read_packed_ranks, with_raw_payload
 from .tiktoken_file import check_sha256, dump_tiktoken_bpe, load_tiktoken_bpe, parse_tiktoken_bpe
 
 __all__ = [
@@ -22,4 +22,5 @@ __all__ = [
     "parse_minbpe",
     "parse_tiktoken_bpe",
     "read_packed_ranks",
+    "with_raw_payload",
 ]
