@@ -63,3 +63,18 @@ def test_a_run_of_part_of_a_section_does_not_write_over_it(bench_web, tmp_path: 
     assert not bench_web.has_section(doc, "browser")
     bench_web.replace_section(doc, "browser", "## Browser\n\nold tables")
     assert bench_web.has_section(doc, "browser") and not bench_web.has_section(doc, "playground")
+
+
+def test_a_cold_download_over_the_target_is_reported_not_met(bench_web) -> None:
+    """The cold-download target (7.5 MB) is checked in the start-up notes: a bundle that grows past
+    it (7,545,961 bytes on 2026-11-23 while the summary still said "met") shows as not met."""
+
+    def start(*sizes: int):
+        requests = [bench_web.Request("/bench/bench.mjs", 200, 9_000)]
+        requests += [bench_web.Request(f"/dist/f{i}", 200, n) for i, n in enumerate(sizes)]
+        return bench_web.PageStart("bytepair", "o200k_base", 0, 0, 50.0, 900.0, 910.0, None, requests)
+
+    over = bench_web.cold_bytes_note("o200k_base", start(7_000_000, 545_961))
+    assert "7,545,961 bytes" in over and "**not met**" in over
+    under = bench_web.cold_bytes_note("o200k_base", start(7_000_000, 331_759))
+    assert "7,331,759 bytes" in under and under.endswith(": met).")
