@@ -859,6 +859,11 @@ def starts_of(starts: list[PageStart], library: str, encoding: str, warm: bool) 
     return [s for s in starts if s.library == library and s.encoding == encoding and (s.page > 0) == warm]
 
 
+def first_profile(starts: list[PageStart], library: str, encoding: str, warm: bool) -> PageStart | None:
+    """The first profile's cold page (or its first warm page): the one whose phases and bytes are shown."""
+    return next((s for s in starts_of(starts, library, encoding, warm) if s.profile == 0), None)
+
+
 STARTUP_COLUMNS: list[Column] = [
     ("library", "l"),
     ("encoding", "l"),
@@ -934,10 +939,10 @@ def file_rows(cold: PageStart, warm: PageStart | None) -> list[list[str]]:
 
 def phases_block(session: Session, starts: list[PageStart]) -> str:
     encoding = session.args.encodings[0]
-    cold = next((s for s in starts_of(starts, "bytepair", encoding, warm=False) if s.profile == 0), None)
+    cold = first_profile(starts, "bytepair", encoding, warm=False)
     if cold is None:
         return "bytepair did not start, so there are no phase timings."
-    warm = next((s for s in starts_of(starts, "bytepair", encoding, warm=True) if s.profile == 0), None)
+    warm = first_profile(starts, "bytepair", encoding, warm=True)
     phases = md_table([("milestone", "l"), ("cold ms", "r"), ("warm ms", "r")], phase_rows(cold, warm))
     file_columns: list[Column] = [("asset", "l"), ("cold fetch / check ms", "r"), ("warm fetch / check ms", "r")]
     files = md_table(file_columns, file_rows(cold, warm))
@@ -972,23 +977,28 @@ def gzip_size(path: Path) -> int:
     return len(gzip.compress(path.read_bytes(), 6, mtime=0))
 
 
+def bytes_sent(start: PageStart) -> int:
+    """What the server sent for the library's own requests of one page start (bodies only)."""
+    return sum(r.body_bytes for r in library_requests(start.requests))
+
+
 def transfer_row(session: Session, library: str, encoding: str, cold: PageStart, warm: PageStart | None) -> list[str]:
     sent = library_requests(cold.requests)
     gz = sum(gzip_size(session.site.file(r.path)) for r in sent if r.status == 200)
-    row = [library, encoding, str(len(sent)), fmt_bytes(sum(r.body_bytes for r in sent)), fmt_bytes(gz)]
+    row = [library, encoding, str(len(sent)), fmt_bytes(bytes_sent(cold)), fmt_bytes(gz)]
     if warm is None:
         return row + ["–", "–"]
     again = library_requests(warm.requests)
     not_modified = sum(r.status == 304 for r in again)
-    return row + [f"{len(again)} ({not_modified})", fmt_bytes(sum(r.body_bytes for r in again))]
+    return row + [f"{len(again)} ({not_modified})", fmt_bytes(bytes_sent(warm))]
 
 
 def transfer_table(session: Session, starts: list[PageStart]) -> str:
     body = []
     for encoding in session.args.encodings:
         for library in LIBRARIES:
-            cold = next((s for s in starts_of(starts, library, encoding, warm=False) if s.profile == 0), None)
-            warm = next((s for s in starts_of(starts, library, encoding, warm=True) if s.profile == 0), None)
+            cold = first_profile(starts, library, encoding, warm=False)
+            warm = first_profile(starts, library, encoding, warm=True)
             if cold is not None:
                 body.append(transfer_row(session, library, encoding, cold, warm))
     return md_table(TRANSFER_COLUMNS, body)
@@ -1190,7 +1200,7 @@ def throughput_notes(session: Session, result: ThroughputResult) -> list[str]:
 
 def cold_bytes_note(encoding: str, cold: PageStart) -> str:
     """The note on bytepair's cold download: its bytes sent against ``TARGET_COLD_BYTES``."""
-    sent = sum(r.body_bytes for r in library_requests(cold.requests))
+    sent = bytes_sent(cold)
     verdict = "met" if sent <= TARGET_COLD_BYTES else "**not met**"
     return f"- bytepair {encoding}: a cold start sent {sent:,} bytes (target ≤ {TARGET_COLD_BYTES:,}: {verdict})."
 
@@ -1198,7 +1208,7 @@ def cold_bytes_note(encoding: str, cold: PageStart) -> str:
 def startup_notes(session: Session, starts: list[PageStart]) -> list[str]:
     out = []
     for encoding in session.args.encodings:
-        first = next((s for s in starts_of(starts, "bytepair", encoding, warm=False) if s.profile == 0), None)
+        first = first_profile(starts, "bytepair", encoding, warm=False)
         if first is not None:
             out.append(cold_bytes_note(encoding, first))
         cold = [s.first_count_ms for s in starts_of(starts, "bytepair", encoding, warm=False)]
