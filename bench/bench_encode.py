@@ -45,6 +45,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--encodings", default="cl100k_base,o200k_base", help="comma-separated encodings for sections 1 and 2"
     )
     parser.add_argument(
+        "--models",
+        default="llama3,qwen2_5",
+        help="comma-separated tokenizer.json models (folders of build/cache/hf, from `make hf-data`) for the "
+        "summary and section 1b, against tiktoken on their own vocabulary; empty for none",
+    )
+    parser.add_argument(
         "--corpus", type=Path, default=BENCH / "corpus", help="directory of NAME.txt.xz or NAME.txt files"
     )
     parser.add_argument(
@@ -67,6 +73,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     if args.output is None and not args.quick:
         args.output = DEFAULT_OUTPUT
     args.encodings = [e.strip() for e in args.encodings.split(",") if e.strip()]
+    args.models = [m.strip() for m in args.models.split(",") if m.strip()]
     args.corpora = QUICK_CORPORA if args.quick else None
     return args
 

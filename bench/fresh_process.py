@@ -11,6 +11,8 @@ Tasks:
     import-bytepair                      seconds to ``import bytepair``
     bytepair-get NAME                    ... plus seconds for ``bytepair.get_encoding(NAME)``
     bytepair-first NAME TEXT_FILE        ... plus one timed ``encode_ordinary`` of the file (empty caches)
+    tokenizer-json-first JSON TEXT_FILE  ``import bytepair``, ``Tokenizer.from_file(JSON)``, then one timed
+                                         ``encode(text, add_special_tokens=False).ids`` of the file
     tiktoken-get NAME                    seconds to ``import tiktoken`` and ``tiktoken.get_encoding(NAME)``
     tiktoken-worst NAME TEXT_FILE N      N timed ``encode_ordinary`` runs, or the panic message
     warm-bytecode                        import everything the tasks use, so its bytecode gets cached;
@@ -76,6 +78,22 @@ def bytepair_first(name: str, text_file: str) -> dict:
     return result
 
 
+def tokenizer_json_first(json_path: str, text_file: str) -> dict:
+    result = import_bytepair()
+    import bytepair
+
+    start = time.perf_counter()
+    tokenizer = bytepair.Tokenizer.from_file(json_path)
+    result["load_s"] = time.perf_counter() - start
+    text = _read(text_file)
+    start = time.perf_counter()
+    ids = tokenizer.encode(text, add_special_tokens=False).ids
+    result["encode_s"] = time.perf_counter() - start
+    result["n_tokens"] = len(ids)
+    result["digest"] = _digest(ids)
+    return result
+
+
 def tiktoken_get(name: str) -> dict:
     start = time.perf_counter()
     import tiktoken
@@ -110,6 +128,8 @@ def warm_bytecode() -> dict:
     import tiktoken
 
     bytepair.get_encoding("gpt2").encode("warm up")
+    # The tokenizer.json path (its JSON reader, pre-tokenizers, the pair-rank BPE model).
+    bytepair.Tokenizer.from_str(bytepair.Tokenizer.from_encoding("gpt2").to_str()).encode("warm up")
     tiktoken.get_encoding("gpt2").encode("warm up")  # GPT-2's loader (json, data-gym files)
     tiktoken.get_encoding("cl100k_base").encode("warm up")  # the .tiktoken loader
     _digest([1])
@@ -120,6 +140,7 @@ TASKS: "dict[str, Callable[..., dict]]" = {
     "import-bytepair": import_bytepair,
     "bytepair-get": bytepair_get,
     "bytepair-first": bytepair_first,
+    "tokenizer-json-first": tokenizer_json_first,
     "tiktoken-get": tiktoken_get,
     "tiktoken-worst": tiktoken_worst,
     "warm-bytecode": warm_bytecode,

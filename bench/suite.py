@@ -7,6 +7,8 @@ module imports bytepair from there, and so do the fresh processes it starts. Sec
    process, with cleared caches in-process, and warm; the naive reference of ``naive_reference.py``);
 0. the summary for new text: a mixed stream (every file in turn, two rounds, one process) and
    the first pass of section 1 summed, beside the same-text warm figure;
+1b. open models through ``tokenizer.json`` (Llama 3, Qwen2.5: ``bytepair.Tokenizer``) against tiktoken
+   built from the same file's vocabulary: first pass and warm per file, and their mixed stream;
 2. worst cases: 1 MB of one letter, spaces, random letters, random digits, random emoji, and issue
    14's list (periodic and random whitespace, apostrophes, combining marks, CJK with Latin; 250 kB
    beside 1 MB), and Zalgo text (a run of distinct combining marks after every letter);
@@ -39,7 +41,7 @@ import sys
 import time
 from array import array
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -690,26 +692,141 @@ class MixedRow:
 
 def bench_mixed_stream(name: str, tiktoken_enc: Any, corpus: dict[str, str], checks: Checks) -> MixedRow:
     """Round 1 starts with bytepair's caches empty; each file is encoded once per round, so the piece
-    cache only helps where text repeats across files or rounds. CPU time (``time.process_time``), which
-    other processes on the machine disturb less than wall time."""
+    cache only helps where text repeats across files or rounds."""
     log(f"mixed stream {name}")
     enc = bytepair.get_encoding(name)
     clear_caches(enc)
     tiktoken_enc.encode_ordinary("warm up")
+    return mixed_stream(name, enc.encode_ordinary, tiktoken_enc.encode_ordinary, corpus, checks)
+
+
+def mixed_stream(
+    label: str, encode: Callable[[str], list[int]], reference: Callable[[str], list[int]], corpus: dict[str, str],
+    checks: Checks,
+) -> MixedRow:
+    """Every file in turn, two rounds, bytepair's ``encode`` timed beside the ``reference`` (tiktoken)
+    in the same loop. CPU time (``time.process_time``), which other processes on the machine disturb
+    less than wall time."""
     tk, bp = [0.0, 0.0], [0.0, 0.0]
     for round_ in (0, 1):
         for corpus_name, text in corpus.items():
             gc.collect()
             start = time.process_time()
-            expected = tiktoken_enc.encode_ordinary(text)
+            expected = reference(text)
             tk[round_] += time.process_time() - start
             gc.collect()
             start = time.process_time()
-            ids = enc.encode_ordinary(text)
+            ids = encode(text)
             bp[round_] += time.process_time() - start
-            checks.expect(ids == expected, f"{name} {corpus_name}: mixed stream round {round_ + 1}")
+            checks.expect(ids == expected, f"{label} {corpus_name}: mixed stream round {round_ + 1}")
     n_bytes = sum(len(t.encode("utf-8")) for t in corpus.values())
-    return MixedRow(name, n_bytes, (tk[0], tk[1]), (bp[0], bp[1]))
+    return MixedRow(label, n_bytes, (tk[0], tk[1]), (bp[0], bp[1]))
+
+
+# ------------------------------------------------------------ 1b. tokenizer.json models against tiktoken
+HF_DIR = REPO / "build" / "cache" / "hf"
+MODELS = {"llama3": "Llama 3", "qwen2_5": "Qwen2.5"}
+"""Open models whose ``tokenizer.json`` (fetched by ``make hf-data``) tiktoken can run exactly: byte-level
+BPE, merges in id order, one regex split."""
+
+
+def model_label(model: str) -> str:
+    return f"{MODELS.get(model, model)} (`tokenizer.json`)"
+
+
+def tiktoken_for_model(path: Path) -> Callable[[str], list[int]]:
+    """tiktoken running a ``tokenizer.json``'s own vocabulary: ``encode(text)`` with its ranks (id =
+    rank) and its split pattern, after the file's normalizer (only NFC, as Qwen's, or none).
+
+    The ranks and pattern come from ``bytepair.Tokenizer.to_encoding``, which refuses a file whose
+    merges tiktoken's rule could not reproduce; the benchmark then checks these ids against HF
+    ``tokenizers`` on every file, so the reference does not rest on bytepair."""
+    import json
+    import unicodedata
+
+    import tiktoken
+
+    normalizer = json.loads(path.read_text(encoding="utf-8")).get("normalizer")
+    if normalizer not in (None, {"type": "NFC"}):
+        raise SystemExit(f"{path}: normalizer {normalizer} has no stand-in for tiktoken here (only NFC or none)")
+    enc = bytepair.Tokenizer.from_file(path).to_encoding(drop_normalizer=True)
+    tk = tiktoken.Encoding(path.parent.name, pat_str=enc._pat_str, mergeable_ranks=enc._mergeable_ranks, special_tokens={})
+    if normalizer is None:
+        return tk.encode_ordinary
+    return lambda text: tk.encode_ordinary(unicodedata.normalize("NFC", text))
+
+
+def tokenizer_json_ids(tokenizer: Any) -> Callable[[str], list[int]]:
+    """The call timed for a ``tokenizer.json``: HF's API, without special tokens, ids taken out."""
+    return lambda text: tokenizer.encode(text, add_special_tokens=False).ids
+
+
+def bench_model(
+    model: str,
+    corpus: dict[str, str],
+    corpus_files: dict[str, Path],
+    fresh: FreshProcesses,
+    repeats: int,
+    checks: Checks,
+) -> tuple[list[ThroughputRow], MixedRow]:
+    """A ``tokenizer.json`` model through ``bytepair.Tokenizer`` against tiktoken on the same vocabulary:
+    per file, a first pass in fresh processes and the warm same text; then the mixed stream."""
+    import tokenizers
+
+    path = HF_DIR / model / "tokenizer.json"
+    label = model_label(model)
+    reference = tiktoken_for_model(path)
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    rows = []
+    for corpus_name, text in corpus.items():
+        log(f"throughput {label} {corpus_name}")
+        expected = reference(text)  # also tiktoken's warm-up
+        checks.expect(
+            hf.encode(text, add_special_tokens=False).ids == expected,
+            f"{label} {corpus_name}: tiktoken on the file's vocabulary against HF tokenizers",
+        )
+        tiktoken_s = median_time(partial(reference, text), repeats)
+        firsts = [fresh.run("tokenizer-json-first", str(path), str(corpus_files[corpus_name])) for _ in range(repeats)]
+        checks.expect(
+            all(r["digest"] == digest(expected) for r in firsts), f"{label} {corpus_name}: bytepair first pass (fresh process)"
+        )
+        first_s = statistics.median(r["encode_s"] for r in firsts)
+        nan = float("nan")  # no cold-cache or naive runs for models
+        rows.append(ThroughputRow(label, corpus_name, len(text.encode("utf-8")), len(expected), tiktoken_s, first_s, nan, nan, nan))
+    log(f"mixed stream {label}")
+    encode = tokenizer_json_ids(bytepair.Tokenizer.from_file(path))
+    mixed = mixed_stream(label, encode, reference, corpus, checks)
+    for i, (corpus_name, text) in enumerate(corpus.items()):
+        checks.expect(encode(text) == reference(text), f"{label} {corpus_name}: bytepair in-process")
+        rows[i] = replace(rows[i], warm_s=median_time(partial(encode, text), repeats))
+    return rows, mixed
+
+
+MODEL_COLUMNS: list[Column] = [
+    ("model", "l"),
+    ("corpus", "l"),
+    ("input MB", "r"),
+    ("tokens", "r"),
+    ("tiktoken MB/s", "r"),
+    ("bytepair first pass MB/s", "r"),
+    ("bytepair warm MB/s", "r"),
+    ("first pass ÷ tiktoken (time)", "r"),
+    ("warm ÷ tiktoken (time)", "r"),
+]
+
+
+def model_table(rows: list[ThroughputRow]) -> str:
+    """Per-file rows plus, per model, an all-files row (no cold-cache or naive columns)."""
+    body = []
+    for label in dict.fromkeys(r.encoding for r in rows):
+        group = [r for r in rows if r.encoding == label]
+        for r in [*group, total_row(group)]:
+            n = r.n_bytes
+            body.append([
+                r.encoding, r.corpus, f"{n / MB:.3f}", f"{r.n_tokens:,}", mbps(n, r.tiktoken_s), mbps(n, r.first_pass_s),
+                mbps(n, r.warm_s), ratio(r.first_pass_s, r.tiktoken_s), ratio(r.warm_s, r.tiktoken_s),
+            ])
+    return md_table(MODEL_COLUMNS, body)
 
 
 def mixed_table(rows: list[MixedRow], throughput: list[ThroughputRow]) -> str:
@@ -747,6 +864,8 @@ class Results:
     cache_limit: str
     load: str
     runtime_s: float = 0.0
+    models: list[ThroughputRow] = field(default_factory=list)
+    """Per-file rows of the ``tokenizer.json`` models (section 1b); their mixed rows are in ``mixed``."""
 
 
 def render(res: Results) -> str:
@@ -757,7 +876,7 @@ def render(res: Results) -> str:
     except ValueError:
         corpus_dir = res.corpus_dir
     check_line = (
-        f"All {len(res.checks.passed)} id comparisons matched tiktoken 0.14."
+        f"All {len(res.checks.passed)} id comparisons matched their reference."
         if not res.checks.failed
         else f"**{len(res.checks.failed)} of {len(res.checks.passed) + len(res.checks.failed)} id comparisons FAILED:**\n\n"
         + "\n".join(f"- {f}" for f in res.checks.failed)
@@ -809,14 +928,14 @@ process, one `encode_ordinary` per file, bytepair's caches empty at the start, C
 the files (tiktoken measured in the same loop). **First pass**: the fresh-process times of section 1
 summed over all files, against tiktoken's. **Warm same text** (section 1's warm column, summed) holds
 only while the piece cache holds that text. Ratios are time ratios, bytepair ÷ tiktoken; the target
-for new text is 2.00× (half tiktoken's throughput).
+for new text is 2.00× (half tiktoken's throughput).{models_summary(res)}
 
-{mixed_table(res.mixed, res.throughput)}
+{mixed_table(res.mixed, res.throughput + res.models)}
 
 ### 1. Throughput
 
 {throughput_table(res.throughput)}
-
+{models_section(res)}
 ### 2. Worst cases (1 MB inputs, empty caches)
 
 tiktoken runs in a fresh process (it can panic) after one short warm-up call; bytepair runs
@@ -867,11 +986,42 @@ token in base64 with its rank. r50k_base serves both `gpt2` and `r50k_base`, p50
 
 Every id list bytepair produced in this run was compared with tiktoken's: each corpus file per
 encoding (every first-pass process, and in-process), each worst case; the naive reference too, on the
-files it ran. {check_line}
+files it ran. For the `tokenizer.json` models, tiktoken on the file's vocabulary was itself compared
+with HF `tokenizers` on every file, and bytepair with that tiktoken. {check_line}
 
 ### Notes
 
 {notes(res)}
+"""
+
+
+def models_summary(res: Results) -> str:
+    """The summary's words on the ``tokenizer.json`` rows, if any ran."""
+    if not res.models:
+        return ""
+    return """ The `tokenizer.json` rows run `bytepair.Tokenizer` (HF's API: `encode(text,
+add_special_tokens=False).ids`, the pair-rank merge of the file) against tiktoken on the same
+vocabulary (section 1b)."""
+
+
+def models_section(res: Results) -> str:
+    """Section 1b: the ``tokenizer.json`` models, per file."""
+    if not res.models:
+        return ""
+    return f"""
+### 1b. Through `tokenizer.json`: open models against tiktoken on their own vocabulary
+
+`bytepair.Tokenizer.from_file` loads the model's `tokenizer.json` (`make hf-data` fetches them); the
+timed call is `encode(text, add_special_tokens=False).ids`, HF's API. The reference is tiktoken 0.14
+built from the same file: its vocabulary as ranks (id = rank; the merges follow id order) and its split
+pattern, after the file's normalizer (Qwen2.5's NFC, by `unicodedata`, counted in tiktoken's time).
+Its ids were checked against HF `tokenizers` on every file (HF also matches a model's added tokens,
+such as `<|endoftext|>`, inside any text; the corpus holds none). **First pass**: a fresh process imports
+bytepair and loads the file (not timed), then times one encode; median of {res.args.repeats} processes. **Warm**:
+in-process, after the mixed stream and one untimed encode of the same file; median of {res.args.repeats}.
+tiktoken: in-process, after one untimed call; median of {res.args.repeats}.
+
+{model_table(res.models)}
 """
 
 
@@ -937,9 +1087,13 @@ def run(args: argparse.Namespace, work: Path, code: Path) -> int:
     unknown = [e for e in args.encodings if e not in ENCODING_SPECS]
     if unknown:
         raise SystemExit(f"unknown encoding(s): {', '.join(unknown)}; choose from {', '.join(ENCODING_SPECS)}")
+    missing = [m for m in args.models if not (HF_DIR / m / "tokenizer.json").is_file()]
+    if missing:
+        raise SystemExit(f"no build/cache/hf/<name>/tokenizer.json for {', '.join(missing)}: run `make hf-data`")
     corpus = load_corpus(args.corpus, args.corpora)
     info = machine_info(args.code_description)
-    log(f"corpus: {', '.join(corpus)}; encodings: {', '.join(args.encodings)}; repeats: {args.repeats}")
+    log(f"corpus: {', '.join(corpus)}; encodings: {', '.join(args.encodings)}; models: {', '.join(args.models) or 'none'}; "
+        f"repeats: {args.repeats}")
     checks = Checks()
     get_tiktoken = offline_tiktoken(fill_cache(work / "tiktoken-cache"))
     check_naive_reference(get_tiktoken, args.encodings, corpus)
@@ -956,6 +1110,11 @@ def run(args: argparse.Namespace, work: Path, code: Path) -> int:
         for row in bench_throughput(name, get_tiktoken(name), corpus, corpus_files, fresh, args.repeats, checks)
     ]
     mixed = [bench_mixed_stream(name, get_tiktoken(name), corpus, checks) for name in args.encodings]
+    model_rows: list[ThroughputRow] = []
+    for model in args.models:
+        rows, model_mixed = bench_model(model, corpus, corpus_files, fresh, args.repeats, checks)
+        model_rows += rows
+        mixed.append(model_mixed)
     worst = [
         row
         for name in args.encodings
@@ -976,6 +1135,7 @@ def run(args: argparse.Namespace, work: Path, code: Path) -> int:
         cache_limit=piece_cache_limit(args.encodings[0]),
         load=load_summary(),
         runtime_s=time.perf_counter() - _START,
+        models=model_rows,
     )
     document = render(results)
     print(document)
