@@ -100,11 +100,9 @@ def digest(ids: Sequence[int]) -> str:
 
 
 def clear_caches(enc: bytepair.Encoding) -> None:
-    """Empty bytepair's memo tables: the piece cache and the long-piece seam cache inside it."""
+    """Empty bytepair's memo tables: the piece cache, and with it (``PieceCache.clear``) the long-piece
+    encoder's seams, stitched chunks and sides."""
     enc.engine.cache.clear()
-    seams = getattr(getattr(enc.engine.cache, "_long", None), "_seams", None)
-    if seams is not None:
-        seams.clear()
 
 
 @contextlib.contextmanager

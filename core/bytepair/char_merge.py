@@ -300,7 +300,7 @@ class PairCharStarts(_Starts):
 
     def _inner_scan(self, data: bytes) -> tuple[tuple, int]:
         """``_inner`` for any length, as ``pair_merge``'s scan of a short list."""
-        width, get, none = self.table.width, self.table.packed.get, self.table._no_merge
+        width, get, none = self.table.width, self.table.packed.get, self.table.no_merge
         parts = list(map(self._single.__getitem__, data))
         values = list(map(get, map(add, map(mul, parts, repeat(width)), parts[1:]), repeat(none)))
         highest = -1
@@ -359,7 +359,7 @@ class PairCharStarts(_Starts):
         which can only make the merge refuse (then the piece is merged from its bytes, exactly).
         Parts of characters of several tokens need no guard: those never join anything (module
         docstring). ``reference_merge`` keeps the guards list of ``_start``; tests hold them equal."""
-        width, get, none = self.table.width, self.table.packed.get, self.table._no_merge
+        width, get, none = self.table.width, self.table.packed.get, self.table.no_merge
         guard = self._guard_of.get
         parts = self._start_parts(piece)
         # A comprehension over zip: ~15% cheaper than a chain of maps for these short lists.
@@ -383,7 +383,7 @@ class PairCharStarts(_Starts):
 
     def reference_merge(self, piece: str) -> list[int] | None:
         """``merge`` with each part's guard carried beside it, as ``_start`` gives them."""
-        width, get, none = self.table.width, self.table.packed.get, self.table._no_merge
+        width, get, none = self.table.width, self.table.packed.get, self.table.no_merge
         parts, guards = self._start(piece)
         values = [get(a * width + b, none) for a, b in zip(parts, parts[1:])]
         while values:

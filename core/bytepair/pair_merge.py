@@ -49,7 +49,8 @@ class MergeTable:
         values = list(map(add, map(mul, range(len(keys)), repeat(width)), merged_ids))
         # Built from the last merge to the first, so that a pair listed twice keeps its first rank.
         self.packed: dict[int, int] = dict(zip(reversed(keys), reversed(values)))
-        self._no_merge = (len(keys) + 1) * width  # above every packed value
+        self.no_merge = (len(keys) + 1) * width
+        """A value above every packed value: stands for "no merge" in lists the merge loops scan."""
 
     def __len__(self) -> int:
         return len(self.packed)
@@ -90,7 +91,7 @@ def pair_merge(symbols: list[int], table: MergeTable, *, dropout: float = 0.0, r
 
 
 def _merge_short(symbols: list[int], table: MergeTable) -> list[int]:
-    width, get, none = table.width, table.packed.get, table._no_merge
+    width, get, none = table.width, table.packed.get, table.no_merge
     parts = list(symbols)
     values = [get(a * width + b, none) for a, b in zip(parts, parts[1:])]  # cheaper than a chain of maps here
     while values:
