@@ -544,28 +544,33 @@ def total_row(rows: list[ThroughputRow]) -> ThroughputRow:
     )
 
 
+def with_totals(rows: list[ThroughputRow]) -> list[ThroughputRow]:
+    """Per-file rows, each encoding's (or model's) followed by its all-files row."""
+    out = []
+    for label in dict.fromkeys(r.encoding for r in rows):
+        group = [r for r in rows if r.encoding == label]
+        out += [*group, total_row(group)]
+    return out
+
+
 def throughput_table(rows: list[ThroughputRow]) -> str:
     """Per-file rows plus, per encoding, an all-files row."""
-    body = []
-    for encoding in dict.fromkeys(r.encoding for r in rows):
-        group = [r for r in rows if r.encoding == encoding]
-        for r in [*group, total_row(group)]:
-            n = r.n_bytes
-            body.append(
-                [
-                    r.encoding,
-                    r.corpus,
-                    f"{n / MB:.3f}",
-                    f"{r.n_tokens:,}",
-                    mbps(n, r.tiktoken_s),
-                    mbps(n, r.first_pass_s),
-                    mbps(n, r.cold_s),
-                    mbps(n, r.warm_s),
-                    mbps(n, r.naive_s),
-                    ratio(r.first_pass_s, r.tiktoken_s),
-                    ratio(r.warm_s, r.tiktoken_s),
-                ]
-            )
+    body = [
+        [
+            r.encoding,
+            r.corpus,
+            f"{r.n_bytes / MB:.3f}",
+            f"{r.n_tokens:,}",
+            mbps(r.n_bytes, r.tiktoken_s),
+            mbps(r.n_bytes, r.first_pass_s),
+            mbps(r.n_bytes, r.cold_s),
+            mbps(r.n_bytes, r.warm_s),
+            mbps(r.n_bytes, r.naive_s),
+            ratio(r.first_pass_s, r.tiktoken_s),
+            ratio(r.warm_s, r.tiktoken_s),
+        ]
+        for r in with_totals(rows)
+    ]
     return md_table(THROUGHPUT_COLUMNS, body)
 
 
@@ -815,15 +820,14 @@ MODEL_COLUMNS: list[Column] = [
 
 def model_table(rows: list[ThroughputRow]) -> str:
     """Per-file rows plus, per model, an all-files row (no cold-cache or naive columns)."""
-    body = []
-    for label in dict.fromkeys(r.encoding for r in rows):
-        group = [r for r in rows if r.encoding == label]
-        for r in [*group, total_row(group)]:
-            n = r.n_bytes
-            body.append([
-                r.encoding, r.corpus, f"{n / MB:.3f}", f"{r.n_tokens:,}", mbps(n, r.tiktoken_s), mbps(n, r.first_pass_s),
-                mbps(n, r.warm_s), ratio(r.first_pass_s, r.tiktoken_s), ratio(r.warm_s, r.tiktoken_s),
-            ])
+    body = [
+        [
+            r.encoding, r.corpus, f"{r.n_bytes / MB:.3f}", f"{r.n_tokens:,}", mbps(r.n_bytes, r.tiktoken_s),
+            mbps(r.n_bytes, r.first_pass_s), mbps(r.n_bytes, r.warm_s), ratio(r.first_pass_s, r.tiktoken_s),
+            ratio(r.warm_s, r.tiktoken_s),
+        ]
+        for r in with_totals(rows)
+    ]
     return md_table(MODEL_COLUMNS, body)
 
 
