@@ -10,17 +10,16 @@ corpus file at run time, and these tests check the construction itself on texts 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
+from .bench_modules import import_bench
 from .hf_reference import hf_folder
 
 tokenizers = pytest.importorskip("tokenizers")
 pytest.importorskip("tiktoken")
 
-BENCH = Path(__file__).resolve().parent.parent / "bench"
 SAMPLE = "Cafe\u0301 naïve I'LL don't  12345\n\n\tfin 日本語 🙂 ÅÅ e\u0308\u0301x <|im_start|"
 # No added token spelled whole: HF matches those in any text, tiktoken's encode_ordinary never does
 # (the benchmark's own check on every corpus file would catch a file that held one).
@@ -28,12 +27,7 @@ SAMPLE = "Cafe\u0301 naïve I'LL don't  12345\n\n\tfin 日本語 🙂 ÅÅ e\u03
 
 @pytest.fixture(scope="module")
 def suite():
-    sys.path.insert(0, str(BENCH))
-    try:
-        import suite as module
-    finally:
-        sys.path.remove(str(BENCH))
-    return module
+    return import_bench("suite")
 
 
 def test_gpt2_reference_is_tiktokens_own_gpt2(suite, tiktoken_ref) -> None:

@@ -9,25 +9,19 @@ tiktoken does not panic. The digits text is the one worst case that is not a sin
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
+from .bench_modules import import_bench
+
 regex = pytest.importorskip("regex")
 pytest.importorskip("playwright")
-
-BENCH = Path(__file__).resolve().parent.parent / "bench"
 
 
 @pytest.fixture(scope="module")
 def bench_web():
-    sys.path.insert(0, str(BENCH))
-    try:
-        import bench_web as module
-    finally:
-        sys.path.remove(str(BENCH))
-    return module
+    return import_bench("bench_web")
 
 
 @pytest.mark.parametrize("encoding", ["o200k_base", "cl100k_base"])
