@@ -1173,6 +1173,16 @@ els.copyLink.addEventListener("click", async () => {
 });
 
 async function main() {
+  // The sample buttons work from the first moment: a sample picked while the manifest and the link's
+  // state are still being read goes into the box, and the first count (end of main) is of it.
+  let onEdit = null;
+  for (const button of document.querySelectorAll("[data-sample]")) {
+    button.addEventListener("click", () => {
+      setText(SAMPLES[button.dataset.sample]);
+      touched = true;
+      onEdit?.();
+    });
+  }
   if ("serviceWorker" in navigator) {
     navigator.serviceWorker.register("./sw.js").catch((err) => console.warn("offline mode unavailable:", err));
   }
@@ -1195,7 +1205,7 @@ async function main() {
     if (!(await applyModel(state.model))) note("state", `The link's model “${els.model.value}” is unknown; ${state.encoding} is used.`);
   }
 
-  const onEdit = () => {
+  onEdit = () => {
     touched = true;
     state.shown = PAGE_TOKENS;
     saveState();
@@ -1247,12 +1257,6 @@ async function main() {
     });
   }
   els.model.addEventListener("change", onModel);
-  for (const button of document.querySelectorAll("[data-sample]")) {
-    button.addEventListener("click", () => {
-      setText(SAMPLES[button.dataset.sample]);
-      onEdit();
-    });
-  }
   $("clear").addEventListener("click", () => {
     setText("");
     onEdit();

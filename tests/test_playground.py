@@ -701,6 +701,28 @@ def test_dark_mode_marker_contrast(browser, site_server) -> None:
     context.close()
 
 
+def test_a_sample_picked_while_the_page_starts_is_counted(browser, site_server) -> None:
+    """A sample button clicked before the page has read the bundle's manifest is not lost: the page
+    counts that sample, not the English one it would have shown. (On a slow machine the click of
+    the test below could land in that window and the count never came.) The manifest is held back
+    until the click has happened."""
+    guard = Guard()
+    context = guarded_context(browser, guard)
+    held = []
+    context.route("**/bytepair/manifest.json", lambda route: held.append(route))  # answered after the click
+    page = context.new_page()
+    page.goto(site_server)
+    page.get_by_role("button", name="Code").click()
+    assert held, "the page asked for no manifest before the click: nothing was held back"
+    context.unroute("**/bytepair/manifest.json")  # later asks (the worker's) go straight through
+    for route in held:
+        route.fallback()
+    wait_count(page, O200K.count(SAMPLE_CODE))
+    assert page.get_by_label("Text", exact=True).input_value() == SAMPLE_CODE
+    context.close()
+    assert not guard.violations, guard.violations
+
+
 SAMPLE_CODE = (
     "def fibonacci(n: int) -> list[int]:\n"
     '    """Return the first n Fibonacci numbers."""\n'
