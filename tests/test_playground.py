@@ -704,7 +704,7 @@ def test_dark_mode_marker_contrast(browser, site_server) -> None:
 def test_a_sample_picked_while_the_page_starts_is_counted(browser, site_server) -> None:
     """A sample button clicked before the page has read the bundle's manifest is not lost: the page
     counts that sample, not the English one it would have shown. (On a slow machine the click of
-    the test below could land in that window and the count never came.) The manifest is held back
+    the dark-mode test above landed in that window and its count never came.) The manifest is held back
     until the click has happened."""
     guard = Guard()
     context = guarded_context(browser, guard)
