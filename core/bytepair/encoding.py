@@ -60,6 +60,7 @@ class Encoding:
         _token_bytes: list[bytes] | None = None,
         _cuttable: bool = False,
         _char_fragments: Callable[[], Fragments | None] | None = None,
+        _merge_splits: bytes | None = None,
     ) -> None:
         """Build an encoding, with tiktoken's constructor signature.
 
@@ -79,7 +80,7 @@ class Encoding:
         self._special_by_bytes = {text.encode("utf-8"): i for text, i in self._special_tokens.items()}
         self._table = TokenTable(name, _token_bytes, self._special_tokens)
         self._scanner = SpecialTokenScanner(self._special_tokens)
-        self.engine = Engine(RankModel(mergeable_ranks, _token_bytes, _char_fragments), Pretokenizer(pat_str, cuttable=_cuttable))
+        self.engine = Engine(RankModel(mergeable_ranks, _token_bytes, _char_fragments, _merge_splits), Pretokenizer(pat_str, cuttable=_cuttable))
         """The stages ordinary text goes through (pattern split, ranks, piece cache), shared with the
         incremental encoder, the browser bridge and ``Tokenizer.from_encoding``."""
 

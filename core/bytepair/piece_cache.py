@@ -42,6 +42,7 @@ class PieceCache(dict[str, tuple[int, ...]]):
         self.model = model
         self.max_entries = max_entries
         self._encode = model.encode_piece
+        self._clear_memos = getattr(model, "clear_memos", None)
         make_long = getattr(model, "long_piece_encoder", None)
         self._long = make_long(self) if make_long is not None else None
         self.packed = PackedPieceCache(self)
@@ -76,10 +77,13 @@ class PieceCache(dict[str, tuple[int, ...]]):
         self.update(zip(new, ids))
 
     def clear(self) -> None:
-        """Empty the cache, and the long-piece encoder's caches of seams and stitched chunks with it."""
+        """Empty the cache, and with it the long-piece encoder's caches of seams and stitched chunks
+        and what the model remembers of pieces (``clear_memos``, where it offers one)."""
         super().clear()
         if self._long is not None:
             self._long.clear()
+        if self._clear_memos is not None:
+            self._clear_memos()
 
     def __missing__(self, piece: str) -> tuple[int, ...]:
         if len(piece) > LONG_PIECE_CHARS:

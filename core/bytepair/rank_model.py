@@ -23,6 +23,7 @@ from .bpe_merge import apply_merges, merge_dropout
 from .char_merge import CharStarts, Fragments, LazyCharMerge
 from .byte_unicode import bytes_to_visible, visible_to_bytes
 from .long_pieces import LongPieceEncoder
+from .pair_check import TWO_TOKEN_MAX_BYTES, PairCheck
 
 if TYPE_CHECKING:  # pragma: no cover
     from .piece_cache import PieceCache
@@ -36,10 +37,16 @@ class RankModel:
     byte_level = True
 
     def __init__(
-        self, ranks: dict[bytes, int], token_bytes: list[bytes], char_fragments: Callable[[], Fragments | None] | None = None
+        self,
+        ranks: dict[bytes, int],
+        token_bytes: list[bytes],
+        char_fragments: Callable[[], Fragments | None] | None = None,
+        merge_splits: bytes | None = None,
     ) -> None:
         """``token_bytes[rank]`` is the token of that rank (``b""`` where a rank is unused);
-        ``char_fragments`` gives ``char_merge``'s fragment tables if they were precomputed."""
+        ``char_fragments`` gives ``char_merge``'s fragment tables if they were precomputed;
+        ``merge_splits`` the split table of ``pair_check.py`` (a bundled ``.bpr`` file carries it),
+        which lets a new piece of two tokens be found without merging."""
         self.ranks = ranks
         self._char_fragments = char_fragments
         self.token_bytes = token_bytes
@@ -47,6 +54,7 @@ class RankModel:
         """id -> how many bytes of text the token stands for (offsets in bulk)."""
         self._vocab: dict[str, int] | None = None
         self._chars = LazyCharMerge(lambda: CharStarts(self.ranks, self.token_bytes, self._char_fragments))
+        self._pairs = PairCheck(ranks, token_bytes, merge_splits) if merge_splits is not None else None
 
     def encode_piece(self, piece: str, *, dropout: float = 0.0, rng: Random | None = None) -> tuple[int, ...]:
         """Token ids of one piece; with ``dropout`` > 0, BPE-dropout drawing from ``rng`` (no
@@ -57,10 +65,22 @@ class RankModel:
         rank = self.ranks.get(data)
         if rank is not None:
             return (rank,)
+        # Short pieces that are not mostly multi-byte (those start from characters) are most often
+        # two tokens: look for them by their split before merging.
+        if self._pairs is not None and len(data) <= TWO_TOKEN_MAX_BYTES and 2 * len(data) < 3 * len(piece):
+            two = self._pairs.two_tokens(data)
+            if two is not None:
+                return two
         ids = self._chars.merge(piece, data)
         if ids is not None:
             return tuple(ids)
         return tuple(apply_merges(data, self.ranks))
+
+    def clear_memos(self) -> None:
+        """Forget the pair checks remembered so far (``PieceCache.clear`` calls this, so that a cleared
+        cache measures text never seen)."""
+        if self._pairs is not None:
+            self._pairs.known.clear()
 
     def long_piece_encoder(self, cache: PieceCache) -> LongPieceEncoder:
         """The encoder for pieces too long to merge whole cheaply (chunks come from ``cache``)."""

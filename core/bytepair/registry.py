@@ -82,6 +82,7 @@ def _build(name: str) -> Encoding:
         _token_bytes=packed.tokens,
         _cuttable=True,
         _char_fragments=packed.char_fragments,
+        _merge_splits=packed.splits,
     )
 
 

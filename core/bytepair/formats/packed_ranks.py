@@ -7,7 +7,9 @@ Layout of a ``.bpr`` file::
 
     BPR1\\n
     {"name": ..., "n_ranks": ..., "separator": "<hex>", "payload_sha256": ..., "source_sha256": ...,
-     "char_fragments": {...}, "payload_coding": "zlib" | "raw"}\\n
+     "char_fragments": {...}, "payload_coding": "zlib" | "raw",
+     "merge_splits": {"length": ..., "sha256": ...}}\\n
+    <merge splits, coded as the payload is (only if the header names them)>
     <payload, zlib-compressed or as it is>
 
 The payload is ``separator.join(token_bytes for rank in range(n_ranks))`` with ``b""`` at ranks that
@@ -15,7 +17,10 @@ have no token (p50k_base has no rank 50256). The separator is chosen so that it 
 which the writer checks by splitting again. ``source_sha256`` is the sha256 of the official file the
 ranks came from; ``expand_to_tiktoken_text`` rebuilds that file byte for byte, so the claim can be
 checked (tests do). ``char_fragments`` (absent in older files) holds ``char_merge``'s fragment tables,
-so that a process does not pass over the whole vocabulary to build them.
+so that a process does not pass over the whole vocabulary to build them. ``merge_splits`` (absent
+in older files, and where the merges do not rebuild every token) describes the split table of
+``pair_check.py``, one byte per rank, stored before the payload: it takes a merge per token to work
+out (~1 s for cl100k), so it is written once, here.
 
 ``payload_coding`` is ``"zlib"`` where it is absent (the files in the package). The browser bundle
 ships its files with a ``"raw"`` payload (:func:`with_raw_payload`): the server's Brotli copy of that
@@ -33,6 +38,7 @@ from typing import Any
 
 from ..char_merge import Fragments, fragment_tables, pack_fragments, unpack_fragments
 from ..errors import VocabFormatError, VocabHashMismatchError
+from ..pair_check import merge_splits
 
 __all__ = ["PackedRanks", "expand_to_tiktoken_text", "pack_ranks", "read_packed_ranks", "with_raw_payload"]
 
@@ -46,6 +52,8 @@ class PackedRanks:
     header: dict[str, Any]
     tokens: list[bytes]
     """Token bytes indexed by rank; ``b""`` where a rank has no token."""
+    splits: bytes | None = None
+    """``pair_check.merge_splits`` of the tokens, or None where the file does not carry them."""
 
     def ranks(self) -> dict[bytes, int]:
         """Token bytes -> rank, validated: no duplicates."""
@@ -101,12 +109,18 @@ def pack_ranks(ranks: dict[bytes, int], *, name: str, source_sha256: str | None 
         "source_sha256": source_sha256,
         "char_fragments": pack_fragments(fragment_tables(tokens)),
     }
-    return _file(header, zlib.compress(raw, 9))
+    return _file(header, zlib.compress(raw, 9), merge_splits(ranks, tokens), zlib.compress)
 
 
-def _file(header: dict[str, Any], payload: bytes) -> bytes:
+def _file(header: dict[str, Any], payload: bytes, splits: bytes | None = None, code: Any = bytes) -> bytes:
+    """The file's bytes; ``splits`` (raw) are stored coded by ``code``, as the payload is."""
     header = {**header, "payload_sha256": hashlib.sha256(payload).hexdigest()}
-    return MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n" + payload
+    header.pop("merge_splits", None)
+    section = b""
+    if splits is not None:
+        section = code(splits)
+        header["merge_splits"] = {"length": len(section), "sha256": hashlib.sha256(section).hexdigest()}
+    return MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n" + section + payload
 
 
 def with_raw_payload(data: bytes) -> bytes:
@@ -121,7 +135,7 @@ def with_raw_payload(data: bytes) -> bytes:
     """
     packed = read_packed_ranks(data)
     header = {**packed.header, "payload_coding": "raw"}
-    return _file(header, bytes.fromhex(header["separator"]).join(packed.tokens))
+    return _file(header, bytes.fromhex(header["separator"]).join(packed.tokens), packed.splits)
 
 
 def read_packed_ranks(data: bytes, *, origin: str = "packed ranks", check_hash: bool = True) -> PackedRanks:
@@ -140,27 +154,42 @@ def read_packed_ranks(data: bytes, *, origin: str = "packed ranks", check_hash: 
         n_ranks = int(header["n_ranks"])
         sep = bytes.fromhex(header["separator"])
         expected_sha = header["payload_sha256"]
+        splits_info = header.get("merge_splits")
+        splits_length = 0 if splits_info is None else int(splits_info["length"])
+        if not 0 <= splits_length <= len(data) - end - 1:
+            raise ValueError(f"a merge-split section of {splits_length} bytes does not fit the file")
     except (ValueError, KeyError, TypeError) as exc:
         raise VocabFormatError(f"{origin} has a malformed header ({exc}){fix}") from None
-    payload = data[end + 1 :]
+    section = data[end + 1 : end + 1 + splits_length]
+    payload = data[end + 1 + splits_length :]
     actual_sha = hashlib.sha256(payload).hexdigest() if check_hash else expected_sha
     if actual_sha != expected_sha:
         raise VocabHashMismatchError(
             f"{origin} is corrupt: payload sha256 {actual_sha} != {expected_sha}{fix}"
         )
     coding = header.get("payload_coding", "zlib")
-    if coding == "raw":
-        tokens = payload.split(sep)
-    elif coding == "zlib":
-        try:
-            tokens = zlib.decompress(payload).split(sep)
-        except zlib.error as exc:
-            raise VocabFormatError(f"{origin} payload does not decompress ({exc}){fix}") from None
-    else:
+    if coding not in ("raw", "zlib"):
         raise VocabFormatError(f"{origin} has a payload coding this bytepair does not know ({coding!r}){fix}")
+    tokens = _decode(payload, coding, "payload", origin, fix).split(sep)
     if len(tokens) != n_ranks:
         raise VocabFormatError(f"{origin} holds {len(tokens)} tokens, header says {n_ranks}{fix}")
-    return PackedRanks(header, tokens)
+    splits = None
+    if splits_info is not None:
+        if check_hash and hashlib.sha256(section).hexdigest() != splits_info.get("sha256"):
+            raise VocabHashMismatchError(f"{origin} is corrupt: its merge splits do not match their sha256{fix}")
+        splits = _decode(section, coding, "merge-split section", origin, fix)
+        if len(splits) != n_ranks:
+            raise VocabFormatError(f"{origin} holds {len(splits)} merge splits, header says {n_ranks} ranks{fix}")
+    return PackedRanks(header, tokens, splits)
+
+
+def _decode(blob: bytes, coding: str, what: str, origin: str, fix: str) -> bytes:
+    if coding == "raw":
+        return blob
+    try:
+        return zlib.decompress(blob)
+    except zlib.error as exc:
+        raise VocabFormatError(f"{origin} {what} does not decompress ({exc}){fix}") from None
 
 
 def expand_to_tiktoken_text(tokens: list[bytes]) -> bytes:
