@@ -100,7 +100,7 @@ def test_pairs_of_the_openai_vocabularies(name: str) -> None:
     """Pairs met in corpus text (which stay apart), the two-token search's candidates there (many do
     not), and random pairs weighted to short tokens, where merges cross most often."""
     model = bytepair.get_encoding(name).engine.model
-    check = model._pairs
+    check = model.pair_check
     assert check is not None
     ranks, tokens = model.ranks, model.token_bytes
     pairs: set[tuple[int, int]] = set()
@@ -142,9 +142,9 @@ def test_a_cleared_piece_cache_forgets_checked_pairs() -> None:
     """The benchmarks' empty caches must mean text never seen: the pair memo goes with the cache."""
     enc = bytepair.get_encoding("cl100k_base")
     enc.encode_ordinary(" zorbling quextant")
-    assert len(enc.engine.model._pairs.known) > 0
+    assert len(enc.engine.model.pair_check.known) > 0
     enc.engine.cache.clear()
-    assert len(enc.engine.model._pairs.known) == 0
+    assert len(enc.engine.model.pair_check.known) == 0
 
 
 # ---------------------------------------------------------------- the .bpr section
@@ -177,3 +177,22 @@ def test_split_section_round_trips_and_is_checked() -> None:
     length = old.header["merge_splits"]["length"]
     older = b"BPR1\n" + json.dumps(header, sort_keys=True).encode() + b"\n" + packed[header_end + length :]
     assert read_packed_ranks(older).splits is None and read_packed_ranks(older).tokens == old.tokens
+
+
+@pytest.mark.soak
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base", "r50k_base", "p50k_base"])
+def test_many_random_pairs(name: str) -> None:
+    """400,000 random pairs per vocabulary (a quarter each: any two tokens, two short ones, short then
+    any, any then short), each judged by the walk and by the merge; ~10 s per vocabulary. The figure
+    is in docs/RELIABILITY.md."""
+    model = bytepair.get_encoding(name).engine.model
+    check, ranks, tokens = model.pair_check, model.ranks, model.token_bytes
+    assert check is not None
+    used = [i for i, t in enumerate(tokens) if t]
+    short = [i for i in used if len(tokens[i]) <= 3]
+    rng = random.Random(20261126)
+    pairs = [(rng.choice(a), rng.choice(b)) for a, b in [(used, used), (short, short), (short, used), (used, short)] for _ in range(100_000)]
+    wrong = [pair for pair in pairs if check.stays_apart(*pair) != reference_stays_apart(*pair, ranks, tokens)]
+    apart = sum(check.stays_apart(*pair) for pair in pairs)
+    print(f"{name}: {len(pairs)} pairs, {apart} stay apart, {len(wrong)} mismatches")
+    assert wrong == []

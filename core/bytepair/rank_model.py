@@ -76,6 +76,12 @@ class RankModel:
             return tuple(ids)
         return tuple(apply_merges(data, self.ranks))
 
+    @property
+    def pair_check(self) -> PairCheck | None:
+        """The split-table pair check (``pair_check.py``) this model's new pieces use, or None when
+        its vocabulary came without split tables (one not read from a bundled ``.bpr`` file)."""
+        return self._pairs
+
     def clear_memos(self) -> None:
         """Forget the pair checks remembered so far (``PieceCache.clear`` calls this, so that a cleared
         cache measures text never seen)."""
