@@ -3,7 +3,8 @@
 The rule: of all adjacent token pairs whose concatenation is in the vocabulary, merge the one with
 the lowest rank (the leftmost of equals); repeat until no pair merges. Three implementations:
 
-* :func:`reference_merge` - the rule written plainly, O(n^2) per piece. Tests hold the others to it.
+* :func:`reference_merge` - the rule written plainly (:func:`merge_steps`), O(n^2) per piece. Tests
+  hold the others to it.
 * :func:`_merge_short` - keeps the pair ranks in a list and lets C-level ``min``/``index`` find the
   best pair; cheapest for the short pieces that make up nearly all text.
 * :func:`_merge_long` - a heap of candidate pairs over a linked list of token starts, with stale-entry
@@ -21,6 +22,7 @@ piece is done. Both draw the same random numbers in the same order, so they agre
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from heapq import heapify, heappop, heappush
 from itertools import compress, repeat
 from random import Random
@@ -28,7 +30,7 @@ from random import Random
 from .errors import InvalidInputError
 from operator import add, is_not, lshift, mul, or_
 
-__all__ = ["LONG_PIECE_BYTES", "apply_merges", "check_dropout", "merge_dropout", "merge_piece", "reference_merge", "reference_merge_dropout"]
+__all__ = ["LONG_PIECE_BYTES", "apply_merges", "check_dropout", "merge_dropout", "merge_piece", "merge_steps", "reference_merge", "reference_merge_dropout"]
 
 # Above this many bytes the heap merge wins over rescanning the pair list each step.
 LONG_PIECE_BYTES = 48
@@ -36,9 +38,15 @@ _NO_RANK = 1 << 62
 _SINGLE_BYTES = tuple(bytes((b,)) for b in range(256))
 
 
-def reference_merge(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
-    """The merge rule in its plainest form; slow, for tests and for reading."""
-    parts = [bytes((b,)) for b in piece]
+def merge_steps(parts: list[bytes], ranks: dict[bytes, int]) -> Iterator[tuple[int, int, bytes, bytes]]:
+    """The merge rule in its plainest form, one merge at a time: joins ``parts`` in place and yields
+    each merge as ``(rank, position, left, right)``. Slow (a rescan per merge), for reading, for tests
+    and for what is worked out once per token or character (``char_merge``, ``pair_check``).
+
+    >>> parts = [b"a", b"b", b"c"]
+    >>> list(merge_steps(parts, {b"a": 0, b"b": 1, b"c": 2, b"bc": 3, b"abc": 4})), parts
+    ([(3, 1, b'b', b'c'), (4, 0, b'a', b'bc')], [b'abc'])
+    """
     while len(parts) > 1:
         best_rank, best_i = None, -1
         for i in range(len(parts) - 1):
@@ -46,8 +54,17 @@ def reference_merge(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
             if rank is not None and (best_rank is None or rank < best_rank):
                 best_rank, best_i = rank, i
         if best_rank is None:
-            break
-        parts[best_i : best_i + 2] = [parts[best_i] + parts[best_i + 1]]
+            return
+        left, right = parts[best_i], parts[best_i + 1]
+        parts[best_i : best_i + 2] = [left + right]
+        yield best_rank, best_i, left, right
+
+
+def reference_merge(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
+    """The merge rule's ids for ``piece``, by :func:`merge_steps`; tests hold the fast paths to it."""
+    parts = [bytes((b,)) for b in piece]
+    for _ in merge_steps(parts, ranks):
+        pass
     return [ranks[p] for p in parts]
 
 

@@ -46,7 +46,7 @@ from itertools import repeat
 from operator import add, mul
 from typing import TYPE_CHECKING, Any
 
-from .bpe_merge import _NO_RANK, _SINGLE_BYTES
+from .bpe_merge import _NO_RANK, _SINGLE_BYTES, merge_steps
 
 if TYPE_CHECKING:  # pragma: no cover
     from .pair_merge import MergeTable
@@ -442,15 +442,5 @@ class LazyCharMerge:
 def _inner_merge(data: bytes, ranks: dict[bytes, int]) -> tuple[tuple[bytes, ...], int]:
     """The tokens merging ``data`` alone ends in, and the highest rank it used (-1 if none)."""
     parts = [data[i : i + 1] for i in range(len(data))]
-    highest = -1
-    while len(parts) > 1:
-        best, at = None, -1
-        for i in range(len(parts) - 1):
-            rank = ranks.get(parts[i] + parts[i + 1])
-            if rank is not None and (best is None or rank < best):
-                best, at = rank, i
-        if best is None:
-            break
-        highest = max(highest, best)
-        parts[at : at + 2] = [parts[at] + parts[at + 1]]
+    highest = max((rank for rank, _, _, _ in merge_steps(parts, ranks)), default=-1)
     return tuple(parts), highest

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .bpe_merge import apply_merges
+from .bpe_merge import apply_merges, merge_steps
 
 __all__ = ["TWO_TOKEN_MAX_BYTES", "PairCheck", "merge_splits", "reference_stays_apart"]
 
@@ -72,16 +72,10 @@ def merge_splits(ranks: dict[bytes, int], token_bytes: Sequence[bytes]) -> bytes
             return None
         parts = [token[i : i + 1] for i in range(len(token))]
         halves = (b"", b"")
-        while len(parts) > 1:
-            best, at = None, -1
-            for i in range(len(parts) - 1):
-                found = ranks.get(parts[i] + parts[i + 1])
-                if found is not None and (best is None or found < best):
-                    best, at = found, i
-            if best is None:
-                return None  # the merges stop short of the token
-            halves = (parts[at], parts[at + 1])
-            parts[at : at + 2] = [halves[0] + halves[1]]
+        for _, _, left, right in merge_steps(parts, ranks):
+            halves = (left, right)
+        if len(parts) != 1:
+            return None  # the merges stop short of the token
         if ranks.get(parts[0]) != rank or ranks[halves[0]] > rank or ranks[halves[1]] > rank:
             return None
         splits[rank] = len(halves[0])
