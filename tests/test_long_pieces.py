@@ -18,6 +18,7 @@ import bytepair
 import bytepair.long_pieces as long_pieces
 from bytepair.bpe_merge import _merge_long, apply_merges, merge_piece
 from bytepair.long_pieces import LONG_PIECE_CHARS
+from bytepair.pair_check import PairCheck
 
 ENCODINGS = ("r50k_base", "cl100k_base", "o200k_base")
 UNITS = ("    \n", " \t", " \r\n", "\n \n", "\t\n", " \u3000", "\u00a0 ", "  \n\n", " ", "\n", "\t", "\r\n")
@@ -123,18 +124,26 @@ def test_repair_gives_up_on_out_of_step_runs_and_stitching_takes_over() -> None:
 
 
 def _merge_work(enc: bytepair.Encoding, text: str, monkeypatch: pytest.MonkeyPatch) -> int:
-    """Bytes the long-piece encoder hands to the merge rule (chunks, repairs, seam checks) for ``text``."""
+    """Bytes the long-piece encoder hands to the merge rule (chunks, repairs) and to pair checks
+    (seams: the pair's bytes, whether its split tables or a merge answer) for ``text``."""
     total = 0
-    real = long_pieces.apply_merges
+    real, real_check = long_pieces.apply_merges, PairCheck.stays_apart
 
     def counting(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
         nonlocal total
         total += len(piece)
         return real(piece, ranks)
 
+    def counting_check(check: PairCheck, left: int, right: int) -> bool:
+        nonlocal total
+        total += len(check.token_bytes[left]) + len(check.token_bytes[right])
+        return real_check(check, left, right)
+
     monkeypatch.setattr(long_pieces, "apply_merges", counting)
+    monkeypatch.setattr(PairCheck, "stays_apart", counting_check)
     _cold(enc, text)
     monkeypatch.setattr(long_pieces, "apply_merges", real)
+    monkeypatch.setattr(PairCheck, "stays_apart", real_check)
     return total
 
 
@@ -182,7 +191,7 @@ def _toy_vocabularies(draw: st.DrawFn) -> dict[bytes, int]:
 def test_sides_from_runs_equal_the_merge_rule(ranks: dict[bytes, int], runs: list[tuple[str, int]]) -> None:
     """A side assembled from its runs of one character (seams checked) is the merge rule's."""
     token_bytes = sorted(ranks, key=ranks.__getitem__)
-    sides = long_pieces._Sides(ranks, long_pieces._SeamCache(ranks, token_bytes))
+    sides = long_pieces._Sides(ranks, PairCheck(ranks, token_bytes))
     sides.try_runs = True
     side = "".join(c * k for c, k in runs).encode()
     assert list(sides[side]) == apply_merges(side, ranks)
@@ -196,7 +205,7 @@ def test_random_runs_of_whitespace_take_runs_and_equal_tiktoken(tiktoken_ref, na
     text = "".join(rng.choice(" \t\r\n\u3000\u00a0") * rng.randint(1, 30) for _ in range(3000))
     enc = bytepair.get_encoding(name)
     model = enc.engine.model
-    sides = long_pieces._Sides(model.ranks, long_pieces._SeamCache(model.ranks, model.token_bytes))
+    sides = long_pieces._Sides(model.ranks, model.pair_check)
     assembled = sum(sides._from_runs(text[i : i + 40].encode()) is not None for i in range(0, 4000, 40))
     assert assembled > 10
     assert _cold(enc, text) == tiktoken_ref(name).encode_ordinary(text)

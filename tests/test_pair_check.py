@@ -16,7 +16,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import bytepair
-from bytepair.bpe_merge import apply_merges
+from bytepair.bpe_merge import apply_merges, merge_piece
 from bytepair.formats.packed_ranks import pack_ranks, read_packed_ranks, with_raw_payload
 from bytepair.pair_check import PairCheck, merge_splits, reference_stays_apart
 from bytepair.rank_model import RankModel
@@ -65,7 +65,9 @@ def test_every_pair_of_a_trained_vocabulary(text: str, merges: int) -> None:
     tokens = check.token_bytes
     for left in range(len(tokens)):
         for right in range(len(tokens)):
-            assert check.stays_apart(left, right) == reference_stays_apart(left, right, ranks, tokens), (tokens[left], tokens[right])
+            expected = reference_stays_apart(left, right, ranks, tokens)
+            assert check.stays_apart(left, right) == expected, (tokens[left], tokens[right])
+            assert check.apart(left, right) == expected  # the memo every caller shares
 
 
 @settings(max_examples=300, deadline=None)
@@ -101,7 +103,7 @@ def test_pairs_of_the_openai_vocabularies(name: str) -> None:
     not), and random pairs weighted to short tokens, where merges cross most often."""
     model = bytepair.get_encoding(name).engine.model
     check = model.pair_check
-    assert check is not None
+    assert check.splits is not None
     ranks, tokens = model.ranks, model.token_bytes
     pairs: set[tuple[int, int]] = set()
     for language in ("en", "de", "code_python"):
@@ -145,6 +147,21 @@ def test_a_cleared_piece_cache_forgets_checked_pairs() -> None:
     assert len(enc.engine.model.pair_check.known) > 0
     enc.engine.cache.clear()
     assert len(enc.engine.model.pair_check.known) == 0
+
+
+def test_long_piece_seams_share_the_models_pair_memo() -> None:
+    """The seams of a long piece are checked through the model's pair check (one memo, split walk),
+    not a memo of their own: after one long piece on cleared caches, its pairs are in ``known``."""
+    enc = bytepair.get_encoding("cl100k_base")
+    check = enc.engine.model.pair_check
+    enc.engine.cache.clear()
+    assert len(check.known) == 0
+    text = " \t\n" * 20_000  # one whitespace piece; its chunks' seams are checked
+    pieces = enc.engine.split(text)
+    assert max(map(len, pieces)) > 10_000
+    assert enc.encode_ordinary(text) == [i for p in pieces for i in merge_piece(p.encode(), enc.engine.model.ranks)]
+    assert len(check.known) > 0
+
 
 
 # ---------------------------------------------------------------- the .bpr section

@@ -17,8 +17,9 @@ that is a token the merges never build, which ``encode_merges`` checks.
 
 Why it is fast in pure Python. The tokens that start at a position are found by slicing and dict
 lookups, only at the lengths some token starting with the same three bytes has (a table built on
-first use, not at load). Whether two tokens stay apart is memoised per pair of ids; pairs repeat far
-more than pieces do, so on new text most checks are one lookup in C.
+first use, not at load). Whether two tokens stay apart is memoised per pair of ids (in
+``pair_check.PairCheck.known``, the memo every caller shares); pairs repeat far more than pieces
+do, so on new text most checks are one lookup in C.
 
 Where it is used: nowhere by default yet. Measured on bench/corpus (cl100k, each file once, CPU
 time): with its pair memo warm it takes 2-3x less time than the merge for the pieces of a file;
@@ -43,41 +44,25 @@ from collections.abc import Callable, Sequence
 from itertools import repeat
 
 from .bpe_merge import apply_merges
+from .pair_check import PairCheck
 
 __all__ = ["BacktrackEncoder"]
 
 _SHORT = (2, 1)  # lengths always tried last: tokens shorter than the three-byte key
-_MAX_PAIRS = 1 << 18  # memoised pairs kept before the memo is emptied (bounded memory)
-
-
-class _PairMemo(dict[int, bool]):
-    """``left << shift | right`` -> whether the merge rule keeps the two tokens apart when they meet."""
-
-    def __init__(self, ranks: dict[bytes, int], token_bytes: Sequence[bytes], shift: int) -> None:
-        super().__init__()
-        self._ranks = ranks
-        self._bytes = token_bytes
-        self._shift = shift
-        self._mask = (1 << shift) - 1
-
-    def __missing__(self, key: int) -> bool:
-        left, right = key >> self._shift, key & self._mask
-        ok = apply_merges(self._bytes[left] + self._bytes[right], self._ranks) == [left, right]
-        if len(self) >= _MAX_PAIRS:
-            self.clear()
-        self[key] = ok
-        return ok
 
 
 class BacktrackEncoder:
     """``encode(bytes) -> ids`` by tiktoken's rule over ``ranks``, a few lookups per token."""
 
-    def __init__(self, ranks: dict[bytes, int], token_bytes: Sequence[bytes]) -> None:
-        """``token_bytes[id]`` is the token with that id (``ranks[token_bytes[id]] == id``)."""
+    def __init__(self, ranks: dict[bytes, int], token_bytes: Sequence[bytes], pairs: PairCheck | None = None) -> None:
+        """``token_bytes[id]`` is the token with that id (``ranks[token_bytes[id]] == id``);
+        ``pairs`` a pair check over them (a model's ``pair_check``, whose memo this shares), else
+        one without split tables."""
         self._ranks = ranks
         self._bytes = token_bytes
-        self._shift = max(len(token_bytes), 1).bit_length()
-        self._pairs = _PairMemo(ranks, token_bytes, self._shift)
+        check = pairs if pairs is not None else PairCheck(ranks, token_bytes)
+        self._shift = check.shift
+        self._pairs = check.known
         self._self_valid: dict[int, bool] = {}
         self._lengths: dict[bytes, tuple[int, ...]] | None = None
 

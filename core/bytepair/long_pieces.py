@@ -11,7 +11,8 @@ when every adjacent pair in it is.) A piece that is itself a token is that token
 ``encode`` looks that up first, so the rest only has to follow the merge rule.
 
 Why it is fast. Chunks repeat (a run of one letter, a small emoji alphabet), so they come from the
-piece cache in C; seam checks are cached per token pair and also run in C. Five ways are tried:
+piece cache in C; seam checks are remembered per token pair (the model's ``pair_check.PairCheck``,
+whose split tables answer a new pair without merging it) and also run in C. Five ways are tried:
 
 1. 128-character chunks, when they repeat and every seam holds (a run of one letter, of spaces, of
    ``"\r\n"`` in a vocabulary that keeps every byte apart).
@@ -53,6 +54,7 @@ from operator import itemgetter, not_
 from typing import TYPE_CHECKING
 
 from .bpe_merge import apply_merges
+from .pair_check import PairCheck
 from .piece_cuts import MAX_DISTINCT_BYTES, PieceCuts, distinct_bytes
 from .small_alphabet import MANY_SPLITS, SmallAlphabetMerge
 
@@ -88,23 +90,6 @@ _last = itemgetter(-1)
 _first = itemgetter(0)
 
 
-class _SeamCache(dict[tuple[int, int], bool]):
-    """(left id, right id) -> whether the merge rule keeps the two tokens apart when they meet."""
-
-    def __init__(self, ranks: dict[bytes, int], token_bytes: list[bytes]) -> None:
-        super().__init__()
-        self._ranks = ranks
-        self._bytes = token_bytes
-
-    def __missing__(self, pair: tuple[int, int]) -> bool:
-        left, right = pair
-        ok = apply_merges(self._bytes[left] + self._bytes[right], self._ranks) == [left, right]
-        if len(self) >= 1 << 16:
-            self.clear()
-        self[pair] = ok
-        return ok
-
-
 class _StitchChunks(dict[bytes, tuple[tuple[int, ...], int]]):
     """Chunk bytes -> (its tokens but the last ``_STITCH_DROP``, their length in bytes).
 
@@ -136,10 +121,10 @@ class _Sides(dict[bytes, tuple[int, ...]]):
     their ids joined are the side's (the rule of the module docstring). Runs repeat where sides do
     not (random runs of whitespace: 77% of o200k's distinct side bytes were assembled so)."""
 
-    def __init__(self, ranks: dict[bytes, int], seams: _SeamCache, char_merge: CharMerge | None = None) -> None:
+    def __init__(self, ranks: dict[bytes, int], pairs: PairCheck, char_merge: CharMerge | None = None) -> None:
         super().__init__()
         self._ranks = ranks
-        self._seam_ok = seams.__getitem__
+        self._pairs = pairs
         self._char_merge = char_merge
         self.try_runs = False
         """Set by the encoder for pieces of a few distinct bytes (whitespace), whose characters come
@@ -174,7 +159,7 @@ class _Sides(dict[bytes, tuple[int, ...]]):
         if len(runs) < 2 or sum(map(len, runs)) != len(side):
             return None
         encoded = list(map(self.__getitem__, runs))
-        if all(map(self._seam_ok, zip(map(_last, encoded), map(_first, encoded[1:])))):
+        if all(self._pairs.each_apart(map(_last, encoded), map(_first, encoded[1:]))):
             return tuple(chain.from_iterable(encoded))
         return None
 
@@ -202,33 +187,39 @@ class LongPieceEncoder:
     """Encodes pieces longer than ``LONG_PIECE_CHARS`` from chunks with verified seams."""
 
     def __init__(
-        self, cache: PieceCache, ranks: dict[bytes, int], token_bytes: list[bytes], char_merge: CharMerge | None = None
+        self,
+        cache: PieceCache,
+        ranks: dict[bytes, int],
+        token_bytes: list[bytes],
+        char_merge: CharMerge | None = None,
+        pairs: PairCheck | None = None,
     ) -> None:
         """``char_merge(text, its UTF-8 bytes)``, if given, is the model's exact merge rule from whole
-        characters (``char_merge.LazyCharMerge.merge``: ids, or None where it declines)."""
+        characters (``char_merge.LazyCharMerge.merge``: ids, or None where it declines); ``pairs``
+        the model's pair check (``pair_check.py``), whose memo the seams share (one without split
+        tables if not given)."""
         self._cache = cache
         self._ranks = ranks
         self._bytes = token_bytes
-        self._seams = _SeamCache(ranks, token_bytes)
+        self._pairs = pairs if pairs is not None else PairCheck(ranks, token_bytes)
         self._chunks = _StitchChunks(ranks, token_bytes)
         self._longest_token = -1  # bytes; found on the first long piece, not at start-up
         self._cuts = PieceCuts(ranks, token_bytes)
-        self._sides = _Sides(ranks, self._seams, char_merge)
+        self._sides = _Sides(ranks, self._pairs, char_merge)
         self._few_bytes = SmallAlphabetMerge(ranks)
         self.stats = {"merged_bytes": 0, "stitches": 0, "hand_backs": 0}
         """Work done beyond cache hits, for tests that check it grows linearly (not wall time)."""
 
     def clear(self) -> None:
-        """Forget cached seams, stitched chunks and sides (benchmarks measure a cold start). Tables
+        """Forget checked seams, stitched chunks and sides (benchmarks measure a cold start). Tables
         that depend on the vocabulary alone (the cut tables, the rank-by-rank plans per set of
         bytes) are kept, as the ranks are."""
-        self._seams.clear()
+        self._pairs.known.clear()
         self._chunks.clear()
         self._sides.clear()
 
     def _seam_checks(self, encoded: list[tuple[int, ...]]) -> list[bool]:
-        pairs = zip(map(_last, encoded), map(_first, encoded[1:]))
-        return list(map(self._seams.__getitem__, pairs))
+        return list(self._pairs.each_apart(map(_last, encoded), map(_first, encoded[1:])))
 
     def encode(self, piece: str) -> tuple[int, ...]:
         if self._longest_token < 0:
@@ -345,7 +336,7 @@ class LongPieceEncoder:
         """
         tokens = list(chain.from_iterable(encoded))
         seam_at = accumulate(map(len, encoded[:-1]))  # flat index of each chunk seam
-        seam_ok, token_bytes, ranks = self._seams.__getitem__, self._bytes.__getitem__, self._ranks
+        apart, token_bytes, ranks = self._pairs.apart, self._bytes.__getitem__, self._ranks
         budget = _REPAIR_BUDGET * len(tokens)
         out: list[int] = []
         done = 0  # tokens[:done] are settled in out
@@ -362,9 +353,7 @@ class LongPieceEncoder:
                 window = b"".join(map(token_bytes, chain(out[len(out) - left :], tokens[done:hi])))
                 self.stats["merged_bytes"] += len(window)
                 ids = apply_merges(window, ranks)
-                if (left == len(out) or seam_ok((out[-left - 1], ids[0]))) and (
-                    hi == len(tokens) or seam_ok((ids[-1], tokens[hi]))
-                ):
+                if (left == len(out) or apart(out[-left - 1], ids[0])) and (hi == len(tokens) or apart(ids[-1], tokens[hi])):
                     break
                 width *= 2
                 if width > _MAX_REPAIR_TOKENS:
@@ -389,7 +378,7 @@ class LongPieceEncoder:
         """
         n, size = len(data), _STITCH_BYTES
         steps = _stitch_steps(n)
-        chunks, seam_ok, token_bytes = self._chunks, self._seams.__getitem__, self._bytes.__getitem__
+        chunks, apart, token_bytes = self._chunks, self._pairs.apart, self._bytes.__getitem__
         stats = self.stats
         out: list[int] = []
         pos = hand_back = handed = 0
@@ -403,7 +392,7 @@ class LongPieceEncoder:
                 if (chunk := data[pos : pos + size]) not in chunks:
                     stats["merged_bytes"] += size
                 kept, length = chunks[chunk]
-            if not out or seam_ok((out[-1], kept[0])):
+            if not out or apart(out[-1], kept[0]):
                 out += kept
                 pos += length
                 if pos >= n:

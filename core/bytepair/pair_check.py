@@ -1,4 +1,5 @@
-"""Whether two adjacent tokens stay apart under the merge rule, told from split tables, not merges.
+"""Whether two adjacent tokens stay apart under the merge rule: one memo for every caller, told
+from split tables where the vocabulary has them, else by merging the pair.
 
 Why: most new pieces of Latin-script text and code are two tokens (three in four new English
 pieces, under cl100k). If ``piece = a + b`` with ``a`` and ``b`` tokens and the merge rule keeps
@@ -21,6 +22,11 @@ could have crossed. Each step is a slice and a dict lookup. (rust-gems asks only
 own last merge joins the two; on these vocabularies the answers are the same, and this is the
 merge rule's own condition.)
 
+One check, one memo: the two-token search, the seams of long pieces (``long_pieces.py``) and the
+backtracking encoder (``backtrack.py``) all ask :attr:`PairCheck.known`. A vocabulary without split
+tables (one not read from a bundled ``.bpr`` file) still gets the memo; each new pair then costs a
+merge of its two tokens' bytes, which is what the long-piece seams always paid.
+
 Tests hold :meth:`PairCheck.stays_apart` to :func:`reference_stays_apart` on every pair met in
 corpus text and on random pairs, and whole encodings with and without the two-token path equal.
 
@@ -37,7 +43,9 @@ corpus text and on random pairs, and whole encodings with and without the two-to
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import repeat
+from operator import lshift, or_
 
 from .bpe_merge import apply_merges, merge_steps
 
@@ -88,7 +96,8 @@ def reference_stays_apart(left: int, right: int, ranks: dict[bytes, int], token_
 
 
 class _KnownPairs(dict[int, bool]):
-    """``left << shift | right`` -> whether the pair stays apart; filled by ``PairCheck.stays_apart``."""
+    """``left << shift | right`` -> whether the pair stays apart; filled by ``PairCheck.stays_apart``,
+    emptied when full (bounded memory)."""
 
     def __init__(self, check: PairCheck) -> None:
         super().__init__()
@@ -104,22 +113,39 @@ class _KnownPairs(dict[int, bool]):
 
 
 class PairCheck:
-    """Pair checks and the two-token search over one vocabulary (ranks are ids, as in tiktoken's)."""
+    """Pair checks over one vocabulary (ranks are ids, as in tiktoken's), remembered in ``known``;
+    with a split table, also the two-token search."""
 
-    def __init__(self, ranks: dict[bytes, int], token_bytes: Sequence[bytes], splits: bytes) -> None:
+    def __init__(self, ranks: dict[bytes, int], token_bytes: Sequence[bytes], splits: bytes | None = None) -> None:
         """``splits`` as :func:`merge_splits` gives them for ``ranks`` (``token_bytes[rank]`` is the
-        token of that rank)."""
+        token of that rank), or None: pairs are then checked by merging them."""
         self.ranks = ranks
         self.token_bytes = token_bytes
         self.splits = splits
         self.shift = max(len(token_bytes), 1).bit_length()
         self.mask = (1 << self.shift) - 1
         self.known = _KnownPairs(self)
+        """``left << shift | right`` -> whether the pair stays apart: every caller's memo."""
+
+    def apart(self, left: int, right: int) -> bool:
+        """Whether the merge rule keeps ``left`` and ``right`` apart, remembered in ``known``.
+
+        >>> ranks = {b"a": 0, b"b": 1, b"ab": 2}
+        >>> PairCheck(ranks, [b"a", b"b", b"ab"]).apart(0, 1), PairCheck(ranks, [b"a", b"b", b"ab"]).apart(1, 0)
+        (False, True)
+        """
+        return self.known[left << self.shift | right]
+
+    def each_apart(self, lefts: Iterable[int], rights: Iterable[int]) -> Iterator[bool]:
+        """``apart`` of each pair ``(lefts[i], rights[i])``; in C for pairs already in ``known``."""
+        return map(self.known.__getitem__, map(or_, map(lshift, lefts, repeat(self.shift)), rights))
 
     def stays_apart(self, left: int, right: int) -> bool:
-        """Whether the merge rule keeps ``left`` and ``right`` apart when they meet (not memoised;
-        ``two_tokens`` goes through ``known``, which is)."""
+        """Whether the merge rule keeps ``left`` and ``right`` apart when they meet, worked out anew
+        (``apart`` remembers): by the split walk, or without a split table by merging the pair."""
         ranks, tokens, splits = self.ranks, self.token_bytes, self.splits
+        if splits is None:
+            return reference_stays_apart(left, right, ranks, tokens)
         limit = len(tokens)  # above every rank: nothing undone yet
         while True:
             a, b = tokens[left], tokens[right]
@@ -151,7 +177,8 @@ class PairCheck:
                 left = ranks[a[cut:]]
 
     def two_tokens(self, data: bytes) -> tuple[int, int] | None:
-        """The piece's ids if they are two tokens (``data`` not itself a token), else None."""
+        """The piece's ids if they are two tokens (``data`` not itself a token), else None. Meant for
+        a check with a split table: without one, each new pair costs the merge this saves."""
         get = self.ranks.get
         known = self.known
         shift = self.shift

@@ -54,7 +54,8 @@ class RankModel:
         """id -> how many bytes of text the token stands for (offsets in bulk)."""
         self._vocab: dict[str, int] | None = None
         self._chars = LazyCharMerge(lambda: CharStarts(self.ranks, self.token_bytes, self._char_fragments))
-        self._pairs = PairCheck(ranks, token_bytes, merge_splits) if merge_splits is not None else None
+        self._pairs = PairCheck(ranks, token_bytes, merge_splits)
+        self._two_tokens = self._pairs.two_tokens if merge_splits is not None else None
 
     def encode_piece(self, piece: str, *, dropout: float = 0.0, rng: Random | None = None) -> tuple[int, ...]:
         """Token ids of one piece; with ``dropout`` > 0, BPE-dropout drawing from ``rng`` (no
@@ -67,8 +68,8 @@ class RankModel:
             return (rank,)
         # Short pieces that are not mostly multi-byte (those start from characters) are most often
         # two tokens: look for them by their split before merging.
-        if self._pairs is not None and len(data) <= TWO_TOKEN_MAX_BYTES and 2 * len(data) < 3 * len(piece):
-            two = self._pairs.two_tokens(data)
+        if self._two_tokens is not None and len(data) <= TWO_TOKEN_MAX_BYTES and 2 * len(data) < 3 * len(piece):
+            two = self._two_tokens(data)
             if two is not None:
                 return two
         ids = self._chars.merge(piece, data)
@@ -77,20 +78,20 @@ class RankModel:
         return tuple(apply_merges(data, self.ranks))
 
     @property
-    def pair_check(self) -> PairCheck | None:
-        """The split-table pair check (``pair_check.py``) this model's new pieces use, or None when
-        its vocabulary came without split tables (one not read from a bundled ``.bpr`` file)."""
+    def pair_check(self) -> PairCheck:
+        """The pair check (``pair_check.py``) of this model's new pieces and long-piece seams. Its
+        ``splits`` are None when the vocabulary came without split tables (one not read from a
+        bundled ``.bpr`` file): then there is no two-token search, and new pairs are merged."""
         return self._pairs
 
     def clear_memos(self) -> None:
         """Forget the pair checks remembered so far (``PieceCache.clear`` calls this, so that a cleared
         cache measures text never seen)."""
-        if self._pairs is not None:
-            self._pairs.known.clear()
+        self._pairs.known.clear()
 
     def long_piece_encoder(self, cache: PieceCache) -> LongPieceEncoder:
         """The encoder for pieces too long to merge whole cheaply (chunks come from ``cache``)."""
-        return LongPieceEncoder(cache, self.ranks, self.token_bytes, char_merge=self._chars.merge)
+        return LongPieceEncoder(cache, self.ranks, self.token_bytes, char_merge=self._chars.merge, pairs=self._pairs)
 
     # ---------------------------------------------------------------- vocabulary, HF style
     @property
