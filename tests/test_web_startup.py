@@ -72,6 +72,7 @@ def test_second_page_starts_from_the_stored_runtime(browser, dist_server) -> Non
     ctx, first = open_page(browser, dist_server, guard)
     cold = start(ctx, dist_server, "first visit")
     assert "runtime snapshot: miss" in cold and "build o200k_base" in cold
+    assert "wasm: compiled while fetched" in cold  # compiled as it downloaded, instantiated once checked
     names = wait_for_runtime_snapshot(cold["page"])
     key = json.loads(read_private_file(cold["page"], names[-1]))
     assert key["encodings"] == ["o200k_base"] and key["size"] > 10_000_000
@@ -87,6 +88,37 @@ def test_second_page_starts_from_the_stored_runtime(browser, dist_server) -> Non
         "async () => Array.from(await (await (await import('./bytepair.mjs')).createTokenizer({ encoding: 'cl100k_base' })).encode('still fine'))"
     )
     assert ids == bytepair.get_encoding("cl100k_base").encode("still fine")
+    ctx.close()
+    assert not guard.violations, guard.violations
+
+
+@pytest.mark.browser
+def test_a_host_without_the_wasm_content_type_still_starts(browser, dist_server) -> None:
+    """A static host that sends pyodide.asm.wasm as application/octet-stream: the browser refuses to
+    compile it while it downloads, so the start compiles the verified bytes instead (before, Pyodide's
+    own streaming instantiation failed the same way and the start never finished)."""
+    guard = Guard()
+    ctx = browser.new_context()
+    ctx.route("**/*", guard.handle)
+
+    def octet_stream(route) -> None:
+        response = route.fetch()
+        route.fulfill(response=response, headers={**response.headers, "content-type": "application/octet-stream"})
+
+    ctx.route("**/pyodide.asm.wasm", octet_stream)
+    page = ctx.new_page()
+    page.goto(dist_server + TEST_PAGE)
+    out = page.evaluate(
+        """async (text) => {
+          const late = new Promise((_, reject) => setTimeout(() => reject(new Error('no start within 60 s')), 60000));
+          const bp = await import('./bytepair.mjs');
+          const tok = await Promise.race([bp.createTokenizer({ encoding: 'o200k_base' }), late]);
+          return { count: await tok.count(text), timings: await tok.backend.request('timings', {}) };
+        }""",
+        "any host will do",
+    )
+    assert out["count"] == O200K.count("any host will do")
+    assert "wasm: compiled from bytes" in out["timings"] and "wasm: compiled while fetched" not in out["timings"]
     ctx.close()
     assert not guard.violations, guard.violations
 

@@ -137,6 +137,15 @@ export function storedLength(stored) {
 
 /** The snapshot itself again, or null if `stored` is not a whole snapshot in this format. */
 export function decodeSnapshot(stored, wasm) {
+  const laidOut = layOutSnapshot(stored);
+  return laidOut && restoreSegments(laidOut, wasm);
+}
+
+/** decodeSnapshot's first half, which needs no wasm module: the stored pages at their places in a
+ * buffer of the snapshot's full length (the rest zero), still XOR'd with the module's data. A warm
+ * start runs it while pyodide.asm.wasm is still being fetched and checked, so that only the second
+ * half (a few MB) waits for it. Null if `stored` is not a whole snapshot in this format. */
+export function layOutSnapshot(stored) {
   if (storedLength(stored) !== stored.length) return null;
   const view = new DataView(stored.buffer, stored.byteOffset, stored.byteLength);
   const length = view.getUint32(8, true);
@@ -152,6 +161,11 @@ export function decodeSnapshot(stored, wasm) {
     raw.set(stored.subarray(offset, offset + size), start);
     offset += size;
   }
+  return { raw, memoryStart };
+}
+
+/** decodeSnapshot's second half: XOR the wasm module's data segments back in (in place). */
+export function restoreSegments({ raw, memoryStart }, wasm) {
   xorSegments(raw, memoryStart, dataSegments(wasm));
   return raw;
 }
