@@ -13,7 +13,8 @@
 // starts in the snapshot (Pyodide puts a header before it), a bitmap with one bit per page
 // (1 = stored), then the stored pages in order.
 //
-// Example: const stored = encodeSnapshot(raw, wasmBytes); decodeSnapshot(stored, wasmBytes) // equal to raw
+// Example: const stored = encodeSnapshot(raw, wasmBytes);
+//          restoreSegments(layOutSnapshot(stored), wasmBytes) // equal to raw
 
 const MAGIC = "BPSNAP2";
 const HEADER = 20;
@@ -135,16 +136,10 @@ export function storedLength(stored) {
   return size;
 }
 
-/** The snapshot itself again, or null if `stored` is not a whole snapshot in this format. */
-export function decodeSnapshot(stored, wasm) {
-  const laidOut = layOutSnapshot(stored);
-  return laidOut && restoreSegments(laidOut, wasm);
-}
-
-/** decodeSnapshot's first half, which needs no wasm module: the stored pages at their places in a
- * buffer of the snapshot's full length (the rest zero), still XOR'd with the module's data. A warm
- * start runs it while pyodide.asm.wasm is still being fetched and checked, so that only the second
- * half (a few MB) waits for it. Null if `stored` is not a whole snapshot in this format. */
+/** Reading a stored snapshot, first half, which needs no wasm module: the stored pages at their
+ * places in a buffer of the snapshot's full length (the rest zero), still XOR'd with the module's
+ * data. A warm start runs it while pyodide.asm.wasm is still being fetched and checked, so that only
+ * the second half (a few MB) waits for it. Null if `stored` is not a whole snapshot in this format. */
 export function layOutSnapshot(stored) {
   if (storedLength(stored) !== stored.length) return null;
   const view = new DataView(stored.buffer, stored.byteOffset, stored.byteLength);
@@ -164,7 +159,8 @@ export function layOutSnapshot(stored) {
   return { raw, memoryStart };
 }
 
-/** decodeSnapshot's second half: XOR the wasm module's data segments back in (in place). */
+/** Reading a stored snapshot, second half: XOR the wasm module's data segments back into what
+ * layOutSnapshot laid out (in place), which gives the snapshot itself again. */
 export function restoreSegments({ raw, memoryStart }, wasm) {
   xorSegments(raw, memoryStart, dataSegments(wasm));
   return raw;
