@@ -74,15 +74,20 @@ def test_second_page_starts_from_the_stored_runtime(browser, dist_server) -> Non
     assert "runtime snapshot: miss" in cold and "build o200k_base" in cold
     assert "wasm: compiled while fetched" in cold  # compiled as it downloaded, instantiated once checked
     names = wait_for_runtime_snapshot(cold["page"])
-    key = json.loads(read_private_file(cold["page"], names[-1]))
+    assert [name.rsplit(".", 1)[1] for name in names] == ["bin", "json", "wasm"], names
+    key = json.loads(read_private_file(cold["page"], names[1]))
     assert key["encodings"] == ["o200k_base"] and key["size"] > 10_000_000
+    # Beside it, the verified wasm module, byte for byte the bundle's.
+    assert read_private_file(cold["page"], names[2]) == (DIST / "pyodide" / "pyodide.asm.wasm").read_bytes()
     requests_before = list(guard.requests)
 
     warm = start(ctx, dist_server, "second visit")
     assert "runtime snapshot: hit" in warm and "runtime snapshot: failed" not in warm
     fetched = guard.requests[len(requests_before):]
     assert "/snapshot.bin" not in fetched and "/encodings/o200k_base.bpr" not in fetched
-    assert "/pyodide/pyodide.asm.wasm" in fetched  # the runtime itself still comes (from the HTTP cache)
+    # The wasm module comes from the kept copy, not from the HTTP cache (which hands it back slowly).
+    assert "/pyodide/pyodide.asm.wasm" not in fetched and "wasm: kept copy compiled" in warm
+    assert "/pyodide/pyodide.asm.mjs" in fetched  # Pyodide's JavaScript still comes (V8 caches its code by URL)
     # Other encodings still load on demand in a runtime restored from the stored snapshot.
     ids = warm["page"].evaluate(
         "async () => Array.from(await (await (await import('./bytepair.mjs')).createTokenizer({ encoding: 'cl100k_base' })).encode('still fine'))"
@@ -161,8 +166,19 @@ def test_stale_and_corrupt_stored_runtimes_are_not_used(browser, dist_server) ->
     cold = start(ctx, dist_server, "stale one around")
     assert "runtime snapshot: miss" in cold
     names = wait_for_runtime_snapshot(cold["page"], besides=frozenset({stale}))
-    assert len(names) == 2 and not any("0" * 64 in n for n in names), names
-    bin_name, json_name = names
+    assert len(names) == 3 and not any("0" * 64 in n for n in names), names
+    bin_name, json_name, wasm_name = names
+
+    # A corrupt kept wasm module: refused by its sha256 check; the start fetches the bundle's and
+    # still restores the stored runtime.
+    wasm = bytearray(read_private_file(page, wasm_name))
+    wasm[len(wasm) // 2] ^= 0xFF
+    write_private_file(page, wasm_name, bytes(wasm))
+    wasm_downloads = guard.requests.count("/pyodide/pyodide.asm.wasm")
+    refetched = start(ctx, dist_server, "corrupt kept wasm")
+    assert "runtime snapshot: hit" in refetched and "wasm: compiled while fetched" in refetched
+    assert guard.requests.count("/pyodide/pyodide.asm.wasm") == wasm_downloads + 1
+    assert wasm_name not in runtime_snapshot_files(page)  # removed: the next stored snapshot keeps a sound one
 
     # Corrupt bytes: the sha256 check refuses them before anything runs; the start falls back to
     # the shipped snapshot and stores a sound one again.

@@ -12,7 +12,8 @@
 // Warm starts: once a page has built its first encoding, the worker takes a memory snapshot of the
 // whole runtime (Python started, bytepair imported, that encoding's ranks built) and keeps it in the
 // origin private file system (see RuntimeSnapshots), so the next page of the origin restores it
-// instead of the shipped snapshot and skips both the ranks' download and their build.
+// instead of the shipped snapshot and skips both the ranks' download and their build. The wasm
+// module is kept there too: reading it back from the HTTP cache costs more than compiling it anew.
 //
 // Progress: { loaded, total, phase } with phase "fetching" while bytes arrive, then "compiling"
 // (the wasm module), "starting" (Python, from a snapshot), "ranks" (building the first encoding or
@@ -192,13 +193,13 @@ function installFetchShim(served, assetsBase) {
  * fetch shim answers with `wasmResponse`; instantiate that one from the module compiled while it
  * downloaded (`compiled`: AssetReader.read), or from the verified bytes where that failed (a host
  * that does not send application/wasm); `mark` notes which. */
-function installWasmShim(wasmResponse, compiled, wasmBytes, mark) {
+function installWasmShim(wasmResponse, wasm, wasmBytes, mark) {
   const realInstantiateStreaming = WebAssembly.instantiateStreaming?.bind(WebAssembly);
   WebAssembly.instantiateStreaming = async (source, imports) => {
     const response = await source;
     if (response !== wasmResponse) return realInstantiateStreaming(response, imports);
-    let module = await compiled;
-    mark(module ? "wasm: compiled while fetched" : "wasm: compiled from bytes");
+    let module = await wasm.compiled;
+    mark(module ? (wasm.how === "kept" ? "wasm: kept copy compiled" : "wasm: compiled while fetched") : "wasm: compiled from bytes");
     module ??= await WebAssembly.compile(wasmBytes);
     return { module, instance: await WebAssembly.instantiate(module, imports) };
   };
@@ -222,8 +223,9 @@ async function readWhole(folder, name) {
 }
 
 /** Memory snapshots of a fully started runtime, kept per origin in the origin private file system:
- * `bytepair-runtime-<key>.bin` (web/snapshot.mjs's stored form) and `.json` beside it, written last,
- * saying its size, sha256 and which encodings are built in it. The key is the sha256 of the
+ * `bytepair-runtime-<key>.bin` (web/snapshot.mjs's stored form), `.wasm` (the verified
+ * pyodide.asm.wasm, checked against the manifest before use) and `.json`, written last, saying the
+ * snapshot's size, sha256 and which encodings are built in it. The key is the sha256 of the
  * bundle's manifest.json, so a new bundle never meets an old snapshot (old ones are removed when a
  * new one is stored). Before use the file's size and sha256 must match its .json, and the caller
  * falls back to the shipped snapshot if restoring it fails anyway; a file that fails either way is
@@ -249,17 +251,33 @@ const RuntimeSnapshots = {
     return null;
   },
 
+  /** The pyodide.asm.wasm kept beside `key`'s snapshot, if its size and sha256 are the manifest's
+   * (`entry`); null if there is none (or no storage), and a kept copy that fails is removed. */
+  async wasm(key, entry) {
+    const name = `${this.prefix}${key}.wasm`;
+    let folder;
+    try {
+      folder = await privateFolder();
+      const bytes = folder && (await readWhole(folder, name));
+      if (!bytes || (bytes.length === entry.size && (await sha256(bytes)) === entry.sha256)) return bytes;
+    } catch {
+      return null; // none kept, no storage, or another tab holds the file
+    }
+    await folder.removeEntry(name).catch(() => {});
+    return null;
+  },
+
   async forget(key, folder = null) {
     try {
       folder ??= await privateFolder();
-      for (const ext of [".json", ".bin"]) await folder?.removeEntry(`${this.prefix}${key}${ext}`).catch(() => {});
+      for (const ext of [".json", ".bin", ".wasm"]) await folder?.removeEntry(`${this.prefix}${key}${ext}`).catch(() => {});
     } catch {
       // nothing to remove
     }
   },
 
   /** Store `stored` under `key` (any other key's files are removed first); false if not stored. */
-  async put(key, stored, meta) {
+  async put(key, stored, meta, wasmBytes = null) {
     try {
       const folder = await privateFolder();
       if (!folder) return false;
@@ -279,6 +297,7 @@ const RuntimeSnapshots = {
         await partial.move(name);
       };
       await write(`${this.prefix}${key}.bin`, stored);
+      if (wasmBytes) await write(`${this.prefix}${key}.wasm`, wasmBytes);
       const full = { ...meta, size: stored.length, sha256: await sha256(stored) };
       await write(`${this.prefix}${key}.json`, new TextEncoder().encode(JSON.stringify(full)));
       return true;
@@ -312,14 +331,30 @@ export class Runtime {
     const manifest = JSON.parse(new TextDecoder().decode(manifestBytes));
     const loader = new VerifiedLoader(reader, manifest, onProgress);
     const files = manifest.runtime;
-    const startFiles = Object.values(files);
-    loader.expect(startFiles);
-    const wasm = {};
-    const bytes = Object.fromEntries(startFiles.map((p) => [p, loader.load(p, p === files.wasm ? wasm : null)]));
+    const others = Object.values(files).filter((p) => p !== files.wasm);
+    loader.expect(others);
+    const bytes = Object.fromEntries(others.map((p) => [p, loader.load(p)]));
     const modules = Promise.all([importVerified(reader, files.module, bytes), importVerified(reader, files.loader, bytes)]);
 
-    // The origin's own snapshot of a started runtime, if a page of this bundle stored one.
+    // The wasm module: the copy kept beside a stored runtime snapshot if there is a sound one, else
+    // fetched, compiling as it downloads. Why keep a copy: on a warm page the HTTP cache takes
+    // 100-250 ms to hand the 9.6 MB back (Brotli-decoded on every read) and Chromium's streaming
+    // compile hashes it again; an OPFS read takes a few ms and compiling the bytes ~50 ms. The kept
+    // copy misses V8's code cache (functions compile lazily as they first run, ~60 ms more after
+    // instantiation), and still the warm start is 0.87x as long (bench/startup_ab.py, 10 rounds).
     const key = await sha256(manifestBytes);
+    const wasm = {};
+    const kept = await RuntimeSnapshots.wasm(key, loader.entry(files.wasm));
+    if (kept) {
+      wasm.compiled = WebAssembly.compile(kept).catch(() => null);
+      wasm.how = "kept";
+      bytes[files.wasm] = Promise.resolve(kept);
+    } else {
+      loader.expect([files.wasm]);
+      bytes[files.wasm] = loader.load(files.wasm, wasm);
+    }
+
+    // The origin's own snapshot of a started runtime, if a page of this bundle stored one.
     const warm = await RuntimeSnapshots.get(key);
     mark(warm ? "runtime snapshot: hit" : "runtime snapshot: miss");
     const built = new Set(warm?.meta.encodings ?? []);
@@ -362,7 +397,7 @@ export class Runtime {
         [reader.url(files.stdlib), { bytes: stdlib }],
       ]);
       installFetchShim(served, reader.base);
-      installWasmShim(wasmResponse, wasm.compiled, wasmBytes, mark);
+      installWasmShim(wasmResponse, wasm, wasmBytes, mark);
     }
     const boot = async (laidOut, makeSnapshots) => {
       if (!laidOut) throw bpError("AssetError", "the memory snapshot is not in bytepair's format; rebuild with `make bundle`");
@@ -452,7 +487,7 @@ export class Runtime {
     this.snapshotStored = (async () => {
       const stored = encodeSnapshot(raw, this.wasmModule);
       raw = null;
-      const ms = (await RuntimeSnapshots.put(key, stored, { encodings })) ? performance.now() - t0 : -1;
+      const ms = (await RuntimeSnapshots.put(key, stored, { encodings }, this.wasmModule)) ? performance.now() - t0 : -1;
       this.timings["runtime snapshot: stored"] = ms;
       return ms;
     })().catch(() => -1);
