@@ -4,6 +4,12 @@
 // (phase: see Progress in bytepair.d.ts), and { id, event } while request `id` runs (a training's
 // progress). Large results are transferred, not copied.
 import { TokenizerService } from "./service.mjs";
+// Only service.mjs needs these, but naming them here lets the browser fetch the whole module graph
+// at once, instead of one level at a time (worker, service, runtime, snapshot: a round trip each,
+// a revalidation each on a warm page).
+import "./runtime.mjs";
+import "./snapshot.mjs";
+import "./errors.mjs";
 
 let service = null;
 let warmedUp = false;
