@@ -190,9 +190,10 @@ function installFetchShim(served, assetsBase) {
 }
 
 /** In browsers: Pyodide instantiates its wasm module from the response of its fetch, which the
- * fetch shim answers with `wasmResponse`; instantiate that one from the module compiled while it
- * downloaded (`compiled`: AssetReader.read), or from the verified bytes where that failed (a host
- * that does not send application/wasm); `mark` notes which. */
+ * fetch shim answers with `wasmResponse`; instantiate that one from the module already compiling
+ * (`wasm.compiled`: from the kept copy if `wasm.how` is "kept", else while it downloaded, see
+ * AssetReader.read), or from the verified bytes where that failed (a host that does not send
+ * application/wasm); `mark` notes which. */
 function installWasmShim(wasmResponse, wasm, wasmBytes, mark) {
   const realInstantiateStreaming = WebAssembly.instantiateStreaming?.bind(WebAssembly);
   WebAssembly.instantiateStreaming = async (source, imports) => {
