@@ -374,8 +374,9 @@ export class Runtime {
     };
     if (!warm) shipped();
 
-    // Lay the stored runtime snapshot out now, while the wasm module is still on its way (only
-    // its data segments, a few MB, wait for it). Measured with bench/startup_ab.py together with
+    // Lay the stored runtime snapshot out now, while Pyodide's modules (and, without a kept copy,
+    // the wasm module) are still on their way (only its data segments, a few MB, wait for the
+    // wasm). Measured with bench/startup_ab.py together with
     // the compile during download: the phase after the wasm's check is ~35 ms shorter, but the
     // start as a whole is not faster (warm 1.01x, cold 1.00x over 10 rounds): the work moved earlier
     // competes with importing Pyodide's JavaScript on two cores.

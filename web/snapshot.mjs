@@ -138,8 +138,8 @@ export function storedLength(stored) {
 
 /** Reading a stored snapshot, first half, which needs no wasm module: the stored pages at their
  * places in a buffer of the snapshot's full length (the rest zero), still XOR'd with the module's
- * data. A warm start runs it while pyodide.asm.wasm is still being fetched and checked, so that only
- * the second half (a few MB) waits for it. Null if `stored` is not a whole snapshot in this format. */
+ * data. A warm start runs it before Pyodide's modules (and a fetched pyodide.asm.wasm) have arrived,
+ * so that only the second half (a few MB) waits for the wasm. Null if `stored` is not a whole snapshot in this format. */
 export function layOutSnapshot(stored) {
   if (storedLength(stored) !== stored.length) return null;
   const view = new DataView(stored.buffer, stored.byteOffset, stored.byteLength);
