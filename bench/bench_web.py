@@ -467,6 +467,25 @@ class PageStart:
     first_count_ms: float
     timings: dict[str, Any] | None
     requests: list[Request]
+    renderer_peak_kb: int | None = None  # the page's renderer process: peak private memory (renderer_peaks)
+
+
+def renderer_peaks() -> dict[int, int]:
+    """Chromium's renderer processes on this machine: pid -> peak private memory in kB, that is the
+    peak resident set (``VmHWM`` of /proc/<pid>/status) less the file-backed pages now resident
+    (``RssFile``: Chromium's own code, mapped from its binary and shared, ~55-100 MB per renderer
+    here); empty where there is no /proc. A page's workers run in its renderer, so this is the
+    high-water mark of what a start-up held at once: wasm memory, buffers, JavaScript heaps."""
+    peaks = {}
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if b"--type=renderer" not in cmdline.read_bytes():
+                continue
+            fields = dict(line.split(":", 1) for line in (cmdline.parent / "status").read_text().splitlines() if ":" in line)
+            peaks[int(cmdline.parent.name)] = int(fields["VmHWM"].split()[0]) - int(fields["RssFile"].split()[0])
+        except (OSError, ValueError, KeyError):
+            continue  # gone meanwhile
+    return peaks
 
 
 def open_profile(session: Session, directory: Path) -> Any:
@@ -486,10 +505,16 @@ def start_page(
     """Open bench.html in start-up mode, wait for its first count, close it."""
     mark = session.site.mark()
     what = f"start-up {library} {encoding} profile {profile} page {index}"
+    earlier = renderer_peaks()
     page = context.new_page()
     try:
         page.goto(session.site.url("bench/bench.html", start=library, encoding=encoding, text=STARTUP_TEXT))
         result = page.evaluate("window.startup")
+        # This page's renderer: the one whose peak grew most (Chromium keeps a spare renderer
+        # started, which the next page takes, so it may well be older than the page).
+        now = renderer_peaks()
+        grown = {pid: kb - earlier.get(pid, 0) for pid, kb in now.items()}
+        peaks = [now[max(grown, key=grown.get)]] if grown else []
     except PlaywrightError as err:
         session.error(f"{what}: {err}")
         return None
@@ -502,7 +527,7 @@ def start_page(
     session.checks.expect(result["count"] == expected_count, f"{what}: count({STARTUP_TEXT!r})")
     return PageStart(
         library, encoding, profile, index, result["moduleMs"], result["readyMs"], result["firstCountMs"],
-        result["timings"], session.site.since(mark),
+        result["timings"], session.site.since(mark), max(peaks, default=None),
     )  # fmt: skip
 
 
@@ -870,6 +895,7 @@ STARTUP_COLUMNS: list[Column] = [
     ("cold ms", "r"),
     ("warm ms", "r"),
     ("warm, fastest–slowest page", "r"),
+    ("renderer's peak memory MB (cold / warm)", "r"),
     ("harness share ms (cold / warm)", "r"),
     ("target", "l"),
 ]
@@ -882,12 +908,17 @@ def startup_table(session: Session, starts: list[PageStart]) -> str:
             cold = starts_of(starts, library, encoding, warm=False)
             warm = starts_of(starts, library, encoding, warm=True)
             if not cold:
-                body.append([library, encoding, "failed", "–", "–", "–", "–"])
+                body.append([library, encoding, "failed", "–", "–", "–", "–", "–"])
                 continue
             cold_ms = statistics.median(s.first_count_ms for s in cold)
             warm_ms = median_or_none([s.first_count_ms for s in warm])
             warm_times = [s.first_count_ms for s in warm]
             spread = f"{min(warm_times):,.0f}–{max(warm_times):,.0f}" if warm else "–"
+            peaks = [
+                median_or_none([s.renderer_peak_kb / 1024 for s in group if s.renderer_peak_kb])
+                for group in (cold, warm)
+            ]
+            memory = " / ".join("–" if mb is None else f"{mb:,.0f}" for mb in peaks)
             harness = f"{fmt_ms(statistics.median(s.module_ms for s in cold))} / " + fmt_ms(
                 median_or_none([s.module_ms for s in warm])
             )
@@ -896,7 +927,7 @@ def startup_table(session: Session, starts: list[PageStart]) -> str:
                 target = f"cold {target_mark(cold_ms / 1000, TARGET_COLD_S)}; warm " + (
                     target_mark(warm_ms / 1000, TARGET_WARM_S) if warm_ms is not None else "–"
                 )
-            body.append([library, encoding, fmt_ms(cold_ms), fmt_ms(warm_ms), spread, harness, target])
+            body.append([library, encoding, fmt_ms(cold_ms), fmt_ms(warm_ms), spread, memory, harness, target])
     return md_table(STARTUP_COLUMNS, body)
 
 
@@ -1024,7 +1055,12 @@ revalidates every file, as the server says `Cache-Control: no-cache`; V8's code 
 snapshot of its started runtime, ranks built, that the first page stored in the origin private file
 system). Medians over {a.repeats} profiles ({a.repeats} cold pages,
 {a.repeats * a.warm_pages} warm pages) per row. Targets for bytepair: cold under {TARGET_COLD_S:g} s, warm
-under {TARGET_WARM_S:g} s.
+under {TARGET_WARM_S:g} s. "Renderer's peak memory": the high-water mark of the private memory of the
+page's renderer process, which holds the page and its workers (Linux's `VmHWM` less the file-backed
+pages, `RssFile`, Chromium's shared code; read once the first count has resolved): everything the start
+held at once, the library's memory, buffers and compiled code, and Chromium's own share (~20-30 MB for
+an empty page here; Chromium keeps the next page's renderer started, so the page's own is the one whose
+peak grew).
 
 {startup_table(session, starts)}
 

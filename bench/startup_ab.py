@@ -10,7 +10,9 @@ to the start. This uses ``bench_web.py``'s own harness (its server, bench page, 
 profiles, and count checked against tiktoken's) for bytepair alone, serving the two builds alternately
 (A, B, A, B, ...: a fresh profile each, its cold page and then ``--warm-pages`` warm pages), so that a
 slow minute hits both. It prints the medians of "tokenizer ready" per build, cold and warm, B's as a
-share of A's, and the medians of the worker's own milestones, to see which phase moved.
+share of A's, the same for the peak private memory of the page's renderer process (Linux: ``VmHWM``
+less ``RssFile``, see ``bench_web.renderer_peaks``), and the medians of the worker's own milestones,
+to see which phase moved.
 """
 
 from __future__ import annotations
@@ -70,6 +72,11 @@ def main(argv: list[str] | None = None) -> int:
     for label, warm in (("cold: tokenizer ready", False), ("warm: tokenizer ready", True)):
         medians = [statistics.median(s.ready_ms for s in starts[i] if (s.page > 0) == warm) for i in (0, 1)]
         print(f"| {label} | {medians[0]:,.0f} | {medians[1]:,.0f} | {medians[1] / medians[0]:.2f} |")
+    for label, warm in (("cold: renderer's peak memory", False), ("warm: renderer's peak memory", True)):
+        peaks = [[s.renderer_peak_kb / 1024 for s in starts[i] if (s.page > 0) == warm and s.renderer_peak_kb] for i in (0, 1)]
+        if all(peaks):
+            medians = [statistics.median(p) for p in peaks]
+            print(f"| {label} | {medians[0]:,.0f} MB | {medians[1]:,.0f} MB | {medians[1] / medians[0]:.2f} |")
     keys = [k for s in starts[0] + starts[1] if s.page > 0 for k in (s.timings or {}) if k != "files"]
     print("\nWarm pages, the worker's milestones (ms since `Runtime.load` began), medians:\n")
     print("| milestone | A | B |")
