@@ -5,13 +5,13 @@ corrupt; the trimmed standard library, in Chromium and in Node."""
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 import subprocess
 import zipfile
 from pathlib import Path
 
 import pytest
+import xxhash
 
 import bytepair
 
@@ -77,8 +77,11 @@ def test_second_page_starts_from_the_stored_runtime(browser, dist_server) -> Non
     assert [name.rsplit(".", 1)[1] for name in names] == ["bin", "json", "wasm"], names
     key = json.loads(read_private_file(cold["page"], names[1]))
     assert key["encodings"] == ["o200k_base"] and key["size"] > 10_000_000
+    # The .json holds the XXH32 of what was written (checked on every warm start).
+    assert key["xxh32"] == xxhash.xxh32_intdigest(read_private_file(cold["page"], names[0]))
     # Beside it, the verified wasm module, byte for byte the bundle's.
-    assert read_private_file(cold["page"], names[2]) == (DIST / "pyodide" / "pyodide.asm.wasm").read_bytes()
+    wasm = (DIST / "pyodide" / "pyodide.asm.wasm").read_bytes()
+    assert read_private_file(cold["page"], names[2]) == wasm and key["wasmXxh32"] == xxhash.xxh32_intdigest(wasm)
     requests_before = list(guard.requests)
 
     warm = start(ctx, dist_server, "second visit")
@@ -169,7 +172,7 @@ def test_stale_and_corrupt_stored_runtimes_are_not_used(browser, dist_server) ->
     assert len(names) == 3 and not any("0" * 64 in n for n in names), names
     bin_name, json_name, wasm_name = names
 
-    # A corrupt kept wasm module: refused by its sha256 check; the start fetches the bundle's and
+    # A corrupt kept wasm module: refused by its XXH32 check; the start fetches the bundle's and
     # still restores the stored runtime.
     wasm = bytearray(read_private_file(page, wasm_name))
     wasm[len(wasm) // 2] ^= 0xFF
@@ -180,7 +183,7 @@ def test_stale_and_corrupt_stored_runtimes_are_not_used(browser, dist_server) ->
     assert guard.requests.count("/pyodide/pyodide.asm.wasm") == wasm_downloads + 1
     assert wasm_name not in runtime_snapshot_files(page)  # removed: the next stored snapshot keeps a sound one
 
-    # Corrupt bytes: the sha256 check refuses them before anything runs; the start falls back to
+    # Corrupt bytes: the XXH32 check refuses them before anything runs; the start falls back to
     # the shipped snapshot and stores a sound one again.
     stored = bytearray(read_private_file(page, bin_name))
     stored[len(stored) // 2] ^= 0xFF
@@ -190,7 +193,7 @@ def test_stale_and_corrupt_stored_runtimes_are_not_used(browser, dist_server) ->
     assert "runtime snapshot: miss" in refused and guard.requests.count("/snapshot.bin") == downloads + 1
     wait_for_runtime_snapshot(refused["page"])  # a sound snapshot is stored again
     again = read_private_file(page, bin_name)
-    assert again != bytes(stored) and hashlib.sha256(again).hexdigest() == json.loads(read_private_file(page, json_name))["sha256"]
+    assert again != bytes(stored) and xxhash.xxh32_intdigest(again) == json.loads(read_private_file(page, json_name))["xxh32"]
 
     # Bytes that pass the check (the .json agrees) but that Pyodide cannot restore (its header is
     # broken): the start still works, from the shipped snapshot.
@@ -199,7 +202,7 @@ def test_stale_and_corrupt_stored_runtimes_are_not_used(browser, dist_server) ->
     bitmap = (int.from_bytes(sound[12:16], "little") + 7) // 8
     sound[20 + bitmap] ^= 0xFF  # the first byte of Pyodide's own header: its magic number
 
-    meta["sha256"] = hashlib.sha256(bytes(sound)).hexdigest()
+    meta["xxh32"] = xxhash.xxh32_intdigest(bytes(sound))
     write_private_file(page, bin_name, bytes(sound))
     write_private_file(page, json_name, json.dumps(meta).encode())
     broken = start(ctx, dist_server, "unrestorable store")

@@ -23,7 +23,7 @@ const IS_NODE = typeof process === "object" && typeof process.versions?.node ===
   typeof globalThis.WorkerGlobalScope === "undefined" && typeof globalThis.window === "undefined";
 
 import { errorFrom } from "./errors.mjs";
-import { encodeSnapshot, layOutSnapshot, restoreSegments, storedLength } from "./snapshot.mjs";
+import { encodeSnapshot, restoreInto, snapshotHeader, storedLength, xxh32 } from "./snapshot.mjs";
 
 const DATA_DIR = "/bytepair-data";
 
@@ -225,42 +225,53 @@ async function readWhole(folder, name) {
 
 /** Memory snapshots of a fully started runtime, kept per origin in the origin private file system:
  * `bytepair-runtime-<key>.bin` (web/snapshot.mjs's stored form), `.wasm` (the verified
- * pyodide.asm.wasm, checked against the manifest before use) and `.json`, written last, saying the
- * snapshot's size, sha256 and which encodings are built in it. The key is the sha256 of the
- * bundle's manifest.json, so a new bundle never meets an old snapshot (old ones are removed when a
- * new one is stored). Before use the file's size and sha256 must match its .json, and the caller
- * falls back to the shipped snapshot if restoring it fails anyway; a file that fails either way is
- * removed. Why OPFS: a synchronous access handle reads tens of MB in a few milliseconds. */
+ * pyodide.asm.wasm) and `.json`, written last, saying the snapshot's size, the XXH32 of both files
+ * (snapshot.mjs's `xxh32`: they are checked against what was written, at ~2x sha256's speed) and
+ * which encodings are built in it. The key is the sha256 of the bundle's manifest.json, so a new
+ * bundle never meets an old snapshot (old ones are removed when a new one is stored). Before use
+ * each file's size and XXH32 must match its .json, and the caller falls back to the shipped
+ * snapshot if restoring it fails anyway; a file that fails either way is removed. Why OPFS: a
+ * synchronous access handle reads tens of MB in a few milliseconds. */
 const RuntimeSnapshots = {
   prefix: "bytepair-runtime-",
 
-  /** { stored, meta } for `key`, verified; null if there is none (or no storage) or it is unsound. */
-  async get(key) {
+  /** The .json of `key`'s stored snapshot; null if there is none (or no storage). */
+  async meta(key) {
+    try {
+      const folder = await privateFolder();
+      return folder && JSON.parse(new TextDecoder().decode(await readWhole(folder, `${this.prefix}${key}.json`)));
+    } catch {
+      return null; // none stored yet, no storage, or another tab holds the file
+    }
+  },
+
+  /** `meta`'s stored snapshot, checked; null if there is none or it is unsound (then removed). */
+  async get(key, meta) {
     let folder;
     try {
       folder = await privateFolder();
-      if (!folder) return null;
-      const meta = JSON.parse(new TextDecoder().decode(await readWhole(folder, `${this.prefix}${key}.json`)));
+      if (!folder || !meta) return null;
       const stored = await readWhole(folder, `${this.prefix}${key}.bin`);
-      if (stored && stored.length === meta.size && storedLength(stored) === stored.length && (await sha256(stored)) === meta.sha256) {
-        return { stored, meta };
+      if (stored && stored.length === meta.size && storedLength(stored) === stored.length && xxh32(stored) === meta.xxh32) {
+        return stored;
       }
     } catch {
-      return null; // none stored yet, no storage, or another tab holds the file
+      return null; // none stored, no storage, or another tab holds the file
     }
     await this.forget(key, folder);
     return null;
   },
 
-  /** The pyodide.asm.wasm kept beside `key`'s snapshot, if its size and sha256 are the manifest's
-   * (`entry`); null if there is none (or no storage), and a kept copy that fails is removed. */
-  async wasm(key, entry) {
+  /** The pyodide.asm.wasm kept beside `key`'s snapshot if its size is the manifest's (`entry`) and
+   * its XXH32 what `meta` says was written; null if there is none (or no storage), and a kept copy
+   * that fails is removed. */
+  async wasm(key, entry, meta) {
     const name = `${this.prefix}${key}.wasm`;
     let folder;
     try {
       folder = await privateFolder();
-      const bytes = folder && (await readWhole(folder, name));
-      if (!bytes || (bytes.length === entry.size && (await sha256(bytes)) === entry.sha256)) return bytes;
+      const bytes = folder && meta && (await readWhole(folder, name));
+      if (!bytes || (bytes.length === entry.size && xxh32(bytes) === meta.wasmXxh32)) return bytes || null;
     } catch {
       return null; // none kept, no storage, or another tab holds the file
     }
@@ -299,7 +310,7 @@ const RuntimeSnapshots = {
       };
       await write(`${this.prefix}${key}.bin`, stored);
       if (wasmBytes) await write(`${this.prefix}${key}.wasm`, wasmBytes);
-      const full = { ...meta, size: stored.length, sha256: await sha256(stored) };
+      const full = { ...meta, size: stored.length, xxh32: xxh32(stored), wasmXxh32: wasmBytes ? xxh32(wasmBytes) : null };
       await write(`${this.prefix}${key}.json`, new TextEncoder().encode(JSON.stringify(full)));
       return true;
     } catch {
@@ -344,8 +355,9 @@ export class Runtime {
     // copy misses V8's code cache (functions compile lazily as they first run, ~60 ms more after
     // instantiation), and still the warm start is 0.87x as long (bench/startup_ab.py, 10 rounds).
     const key = await sha256(manifestBytes);
+    const stash = await RuntimeSnapshots.meta(key);
     const wasm = {};
-    const kept = await RuntimeSnapshots.wasm(key, loader.entry(files.wasm));
+    const kept = await RuntimeSnapshots.wasm(key, loader.entry(files.wasm), stash);
     if (kept) {
       wasm.compiled = WebAssembly.compile(kept).catch(() => null);
       wasm.how = "kept";
@@ -356,9 +368,9 @@ export class Runtime {
     }
 
     // The origin's own snapshot of a started runtime, if a page of this bundle stored one.
-    const warm = await RuntimeSnapshots.get(key);
+    const warm = await RuntimeSnapshots.get(key, stash);
     mark(warm ? "runtime snapshot: hit" : "runtime snapshot: miss");
-    const built = new Set(warm?.meta.encodings ?? []);
+    const built = new Set(warm ? stash.encodings : []);
     const firstData = (firstEncoding && !built.has(firstEncoding) && manifest.encodings[firstEncoding]?.file) ||
       (firstTokenizer && manifest.tokenizers?.[firstTokenizer]?.file);
     const prefetched = new Map();
@@ -373,14 +385,6 @@ export class Runtime {
       return bytes[manifest.snapshot];
     };
     if (!warm) shipped();
-
-    // Lay the stored runtime snapshot out now, while Pyodide's modules (and, without a kept copy,
-    // the wasm module) are still on their way (only its data segments, a few MB, wait for the
-    // wasm). Measured with bench/startup_ab.py together with
-    // the compile during download: the phase after the wasm's check is ~35 ms shorter, but the
-    // start as a whole is not faster (warm 1.01x, cold 1.00x over 10 rounds): the work moved earlier
-    // competes with importing Pyodide's JavaScript on two cores.
-    const warmLaidOut = warm ? layOutSnapshot(warm.stored) : null;
 
     const [asm, { loadPyodide }] = await modules;
     mark("modules");
@@ -401,30 +405,33 @@ export class Runtime {
       installFetchShim(served, reader.base);
       installWasmShim(wasmResponse, wasm, wasmBytes, mark);
     }
-    const boot = async (laidOut, makeSnapshots) => {
-      if (!laidOut) throw bpError("AssetError", "the memory snapshot is not in bytepair's format; rebuild with `make bundle`");
-      const snapshot = restoreSegments(laidOut, wasmBytes);
-      mark("snapshot");
+    // Pyodide restores a snapshot by copying it into the memory the wasm module starts with (30 MiB,
+    // grown here first for a snapshot of a runtime with its ranks built); instead, boot hands it
+    // only the snapshot's header and restores the memory itself, page by page from the stored form
+    // (web/snapshot.mjs's restoreInto: no buffer of the whole snapshot, one copy instead of two).
+    const boot = async (stored, makeSnapshots) => {
+      const head = snapshotHeader(stored);
+      if (!head) throw bpError("AssetError", "the memory snapshot is not in bytepair's format; rebuild with `make bundle`");
       loader.report("compiling");
       const options = {
         indexURL: IS_NODE ? (await import("node:url")).fileURLToPath(indexURL) + "/" : indexURL,
         lockFileContents: JSON.stringify(manifest.lock), // lists the bundle's own wheels only: never a CDN
         // The lock's file names are relative to the assets (loadPackages checks each file first).
         packageBaseUrl: IS_NODE && reader.base.startsWith("file:") ? (await import("node:url")).fileURLToPath(reader.base) : reader.base,
-        _loadSnapshot: snapshot,
+        _loadSnapshot: head.header,
         _makeSnapshot: makeSnapshots,
         fsInit: async () => loader.report("starting"), // the wasm module is compiled by now
         stdout: () => {},
         stderr: (msg) => console.warn("[bytepair/python]", msg),
       };
-      // Pyodide restores a snapshot into the memory the wasm module starts with (30 MiB); a snapshot
-      // of a runtime with its ranks built is larger, so grow the memory to its size first.
-      const heap = snapshot.length - new Uint32Array(snapshot.buffer, snapshot.byteOffset, 2)[1];
       options.createPyodideModule = async (moduleArg) => {
         const module = await asm.default(moduleArg);
-        if (module.HEAP8.length < heap && !module._emscripten_resize_heap(heap)) {
-          throw bpError("AssetError", `cannot grow WebAssembly memory to ${heap} bytes for the snapshot`);
+        const touched = module.HEAP8.length;
+        if (touched < head.memoryLength && !module._emscripten_resize_heap(head.memoryLength)) {
+          throw bpError("AssetError", `cannot grow WebAssembly memory to ${head.memoryLength} bytes for the snapshot`);
         }
+        restoreInto(stored, wasmBytes, module.HEAPU8, touched);
+        mark("snapshot");
         return module;
       };
       return loadPyodide(options);
@@ -436,7 +443,7 @@ export class Runtime {
     runtime.served = served; // loadPackages hands Pyodide verified wheels through it
     if (warm) {
       try {
-        runtime.pyodide = await boot(warmLaidOut, false);
+        runtime.pyodide = await boot(warm, false);
         for (const name of built) runtime.encodings.set(name, Promise.resolve(name));
       } catch (err) {
         mark("runtime snapshot: failed");
@@ -445,7 +452,7 @@ export class Runtime {
       }
     }
     if (!runtime.pyodide) {
-      runtime.pyodide = await boot(layOutSnapshot(await shipped()), canStore);
+      runtime.pyodide = await boot(await shipped(), canStore);
       if (canStore) runtime.snapshotKey = key; // take one once the first encoding is built
     }
     runtime.pyodide.FS.mkdirTree(DATA_DIR);

@@ -14,7 +14,10 @@
 // (1 = stored), then the stored pages in order.
 //
 // Example: const stored = encodeSnapshot(raw, wasmBytes);
-//          restoreSegments(layOutSnapshot(stored), wasmBytes) // equal to raw
+//          restoreSegments(layOutSnapshot(stored), wasmBytes) // equal to raw: the plain path
+// The runtime takes the fast path instead (web/test/snapshot.test.mjs holds the two equal):
+//          const { header } = snapshotHeader(stored);   // for Pyodide, which restores no memory then
+//          restoreInto(stored, wasmBytes, module.HEAPU8, lengthBeforeGrowing); // the memory, in place
 
 const MAGIC = "BPSNAP2";
 const HEADER = 20;
@@ -136,10 +139,9 @@ export function storedLength(stored) {
   return size;
 }
 
-/** Reading a stored snapshot, first half, which needs no wasm module: the stored pages at their
- * places in a buffer of the snapshot's full length (the rest zero), still XOR'd with the module's
- * data. A warm start runs it before Pyodide's modules (and a fetched pyodide.asm.wasm) have arrived,
- * so that only the second half (a few MB) waits for the wasm. Null if `stored` is not a whole snapshot in this format. */
+/** Reading a stored snapshot, the plain path, first half: the stored pages at their places in a
+ * buffer of the snapshot's full length (the rest zero), still XOR'd with the module's data. Null if
+ * `stored` is not a whole snapshot in this format. */
 export function layOutSnapshot(stored) {
   if (storedLength(stored) !== stored.length) return null;
   const view = new DataView(stored.buffer, stored.byteOffset, stored.byteLength);
@@ -164,4 +166,114 @@ export function layOutSnapshot(stored) {
 export function restoreSegments({ raw, memoryStart }, wasm) {
   xorSegments(raw, memoryStart, dataSegments(wasm));
   return raw;
+}
+
+const P1 = 2654435761;
+const P2 = 2246822519;
+const P3 = 3266489917;
+const P4 = 668265263;
+const P5 = 374761393;
+const rotl = (x, r) => (x << r) | (x >>> (32 - r));
+
+/** XXH32 (seed 0) of `bytes`, as an unsigned 32-bit number: the check of what a page keeps in the
+ * origin private file system (a stored runtime snapshot, the kept wasm module) against what it wrote.
+ *
+ * Why not sha256 there: crypto.subtle.digest runs on the calling thread in Chromium, ~60 ms for
+ * o200k's 34 MB stored snapshot in a fresh worker, where this takes ~25-40 ms (its first call
+ * included); a warm start is bound by that thread. What the check guards against is bytes changed
+ * at rest, not an attacker (who could write the origin's files could run its code), and a
+ * non-cryptographic hash with XXH32's mixing catches that. Assets from the network keep their
+ * sha256 against the manifest. tests/test_web_checksum.py holds it to the `xxhash` package.
+ *
+ * Example: xxh32(new Uint8Array(0)) === 0x02cc5d05 */
+export function xxh32(bytes) {
+  if (bytes.byteOffset % 4) bytes = bytes.slice(); // Uint32Array views need 4-byte alignment
+  const n = bytes.length;
+  const words = new Uint32Array(bytes.buffer, bytes.byteOffset, n >>> 2);
+  let i = 0;
+  let h;
+  if (n >= 16) {
+    let v1 = (P1 + P2) | 0;
+    let v2 = P2 | 0;
+    let v3 = 0;
+    let v4 = -P1 | 0;
+    for (const stripes = (n >>> 4) << 2; i < stripes; i += 4) {
+      v1 = Math.imul(rotl((v1 + Math.imul(words[i], P2)) | 0, 13), P1);
+      v2 = Math.imul(rotl((v2 + Math.imul(words[i + 1], P2)) | 0, 13), P1);
+      v3 = Math.imul(rotl((v3 + Math.imul(words[i + 2], P2)) | 0, 13), P1);
+      v4 = Math.imul(rotl((v4 + Math.imul(words[i + 3], P2)) | 0, 13), P1);
+    }
+    h = (rotl(v1, 1) + rotl(v2, 7) + rotl(v3, 12) + rotl(v4, 18)) | 0;
+  } else {
+    h = P5 | 0;
+  }
+  h = (h + n) | 0;
+  for (; i < n >>> 2; i++) h = Math.imul(rotl((h + Math.imul(words[i], P3)) | 0, 17), P4);
+  for (let at = i << 2; at < n; at++) h = Math.imul(rotl((h + Math.imul(bytes[at], P5)) | 0, 11), P1);
+  h = Math.imul(h ^ (h >>> 15), P2);
+  h = Math.imul(h ^ (h >>> 13), P3);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/** Reading a stored snapshot straight into a started module's wasm memory, the fast path of
+ * restoreSegments(layOutSnapshot(stored), wasm), which lays the whole snapshot out in a buffer of
+ * its own (~48 MB for a runtime with o200k built) that Pyodide then copies into the memory again.
+ * First `snapshotHeader(stored)`: Pyodide's header (the snapshot up to its memory, for loadPyodide's
+ * `_loadSnapshot`, which then has an empty memory to copy) and the memory's length; null if `stored`
+ * is not in this format or its header cannot be handed over alone (a length not a multiple of 4). */
+export function snapshotHeader(stored) {
+  if (storedLength(stored) !== stored.length) return null;
+  const { length, pages, memoryStart, bitmap } = parseStored(stored);
+  if (memoryStart % 4 !== 0 || memoryStart > PAGE || !(bitmap[0] & 1)) return null;
+  return { header: stored.slice(HEADER + bitmap.length, HEADER + bitmap.length + memoryStart), memoryLength: length - memoryStart, pages };
+}
+
+/** Then, once the module is instantiated: every stored page is copied once, to its place in `heap`
+ * (the module's HEAPU8, at least the snapshot's memory long), and the data segments are XOR'd into
+ * the stored pages and copied into the others. A page left out of the stored form is all zero but
+ * for the data segments; `heap` holds zeros there already from `touched` on (the memory's length
+ * before it was grown for the snapshot: nothing past it has been written), so only the left-out
+ * pages below `touched` are cleared. */
+export function restoreInto(stored, wasm, heap, touched) {
+  const { length, pages, memoryStart, bitmap } = parseStored(stored);
+  const memoryLength = length - memoryStart;
+  if (heap.length < memoryLength) throw new RangeError(`wasm memory of ${heap.length} bytes, snapshot of ${memoryLength}`);
+  const isStored = (page) => bitmap[page >> 3] & (1 << (page & 7));
+  let offset = HEADER + bitmap.length;
+  for (let page = 0; page < pages; page++) {
+    const start = page * PAGE; // in the snapshot: Pyodide's header, then the memory
+    const end = Math.min(length, start + PAGE);
+    const from = Math.max(start, memoryStart);
+    if (isStored(page)) {
+      if (end > memoryStart) heap.set(stored.subarray(offset + from - start, offset + end - start), from - memoryStart);
+      offset += end - start;
+    } else if (end > memoryStart && from - memoryStart < touched) {
+      heap.fill(0, from - memoryStart, end - memoryStart);
+    }
+  }
+  for (const [address, data] of dataSegments(wasm)) {
+    const stop = Math.min(address + data.length, memoryLength);
+    for (let at = address; at < stop;) {
+      const page = Math.floor((at + memoryStart) / PAGE);
+      const next = Math.min(stop, (page + 1) * PAGE - memoryStart);
+      const part = data.subarray(at - address, next - address);
+      if (isStored(page)) {
+        for (let i = 0; i < part.length; i++) heap[at + i] ^= part[i];
+      } else {
+        heap.set(part, at);
+      }
+      at = next;
+    }
+  }
+}
+
+function parseStored(stored) {
+  const view = new DataView(stored.buffer, stored.byteOffset, stored.byteLength);
+  const pages = view.getUint32(12, true);
+  return {
+    length: view.getUint32(8, true),
+    pages,
+    memoryStart: view.getUint32(16, true),
+    bitmap: stored.subarray(HEADER, HEADER + Math.ceil(pages / 8)),
+  };
 }
