@@ -514,7 +514,7 @@ def start_page(
         # started, which the next page takes, so it may well be older than the page).
         now = renderer_peaks()
         grown = {pid: kb - earlier.get(pid, 0) for pid, kb in now.items()}
-        peaks = [now[max(grown, key=grown.get)]] if grown else []
+        peak = now[max(grown, key=grown.get)] if grown else None
     except PlaywrightError as err:
         session.error(f"{what}: {err}")
         return None
@@ -527,7 +527,7 @@ def start_page(
     session.checks.expect(result["count"] == expected_count, f"{what}: count({STARTUP_TEXT!r})")
     return PageStart(
         library, encoding, profile, index, result["moduleMs"], result["readyMs"], result["firstCountMs"],
-        result["timings"], session.site.since(mark), max(peaks, default=None),
+        result["timings"], session.site.since(mark), peak,
     )  # fmt: skip
 
 

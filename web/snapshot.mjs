@@ -127,14 +127,11 @@ export function encodeSnapshot(raw, wasm) {
 /** The byte length a stored snapshot must have, from its header (-1 if the header is not ours). */
 export function storedLength(stored) {
   if (stored.length < HEADER || new TextDecoder().decode(stored.subarray(0, 8)) !== MAGIC + "\0") return -1;
-  const view = new DataView(stored.buffer, stored.byteOffset, stored.byteLength);
-  const length = view.getUint32(8, true);
-  const pages = view.getUint32(12, true);
-  if (pages !== Math.ceil(length / PAGE) || stored.length < HEADER + Math.ceil(pages / 8)) return -1;
-  const bitmap = stored.subarray(HEADER, HEADER + Math.ceil(pages / 8));
+  const { length, pages, bitmap } = parseStored(stored);
+  if (pages !== Math.ceil(length / PAGE) || bitmap.length < Math.ceil(pages / 8)) return -1;
   let size = HEADER + bitmap.length;
   for (let page = 0; page < pages; page++) {
-    if (bitmap[page >> 3] & (1 << (page & 7))) size += Math.min(PAGE, length - page * PAGE);
+    if (isStored(bitmap, page)) size += Math.min(PAGE, length - page * PAGE);
   }
   return size;
 }
@@ -144,15 +141,11 @@ export function storedLength(stored) {
  * `stored` is not a whole snapshot in this format. */
 export function layOutSnapshot(stored) {
   if (storedLength(stored) !== stored.length) return null;
-  const view = new DataView(stored.buffer, stored.byteOffset, stored.byteLength);
-  const length = view.getUint32(8, true);
-  const pages = view.getUint32(12, true);
-  const memoryStart = view.getUint32(16, true);
-  const bitmap = stored.subarray(HEADER, HEADER + Math.ceil(pages / 8));
+  const { length, pages, memoryStart, bitmap } = parseStored(stored);
   const raw = new Uint8Array(length);
   let offset = HEADER + bitmap.length;
   for (let page = 0; page < pages; page++) {
-    if (!(bitmap[page >> 3] & (1 << (page & 7)))) continue;
+    if (!isStored(bitmap, page)) continue;
     const start = page * PAGE;
     const size = Math.min(PAGE, length - start);
     raw.set(stored.subarray(offset, offset + size), start);
@@ -167,6 +160,71 @@ export function restoreSegments({ raw, memoryStart }, wasm) {
   xorSegments(raw, memoryStart, dataSegments(wasm));
   return raw;
 }
+
+/** Reading a stored snapshot straight into a started module's wasm memory, the fast path of
+ * restoreSegments(layOutSnapshot(stored), wasm), which lays the whole snapshot out in a buffer of
+ * its own (~48 MB for a runtime with o200k built) that Pyodide then copies into the memory again.
+ * First `snapshotHeader(stored)`: Pyodide's header (the snapshot up to its memory, for loadPyodide's
+ * `_loadSnapshot`, which then has an empty memory to copy) and the memory's length; null if `stored`
+ * is not in this format or its header cannot be handed over alone (a length not a multiple of 4). */
+export function snapshotHeader(stored) {
+  if (storedLength(stored) !== stored.length) return null;
+  const { length, memoryStart, bitmap } = parseStored(stored);
+  if (memoryStart % 4 !== 0 || memoryStart > PAGE || !isStored(bitmap, 0)) return null;
+  return { header: stored.slice(HEADER + bitmap.length, HEADER + bitmap.length + memoryStart), memoryLength: length - memoryStart };
+}
+
+/** Then, once the module is instantiated: every stored page is copied once, to its place in `heap`
+ * (the module's HEAPU8, at least the snapshot's memory long), and the data segments are XOR'd into
+ * the stored pages and copied into the others. A page left out of the stored form is all zero but
+ * for the data segments; `heap` holds zeros there already from `touched` on (the memory's length
+ * before it was grown for the snapshot: nothing past it has been written), so only the left-out
+ * pages below `touched` are cleared. */
+export function restoreInto(stored, wasm, heap, touched) {
+  const { length, pages, memoryStart, bitmap } = parseStored(stored);
+  const memoryLength = length - memoryStart;
+  if (heap.length < memoryLength) throw new RangeError(`wasm memory of ${heap.length} bytes, snapshot of ${memoryLength}`);
+  let offset = HEADER + bitmap.length;
+  for (let page = 0; page < pages; page++) {
+    const start = page * PAGE; // in the snapshot: Pyodide's header, then the memory
+    const end = Math.min(length, start + PAGE);
+    const from = Math.max(start, memoryStart);
+    if (isStored(bitmap, page)) {
+      if (end > memoryStart) heap.set(stored.subarray(offset + from - start, offset + end - start), from - memoryStart);
+      offset += end - start;
+    } else if (end > memoryStart && from - memoryStart < touched) {
+      heap.fill(0, from - memoryStart, end - memoryStart);
+    }
+  }
+  for (const [address, data] of dataSegments(wasm)) {
+    const stop = Math.min(address + data.length, memoryLength);
+    for (let at = address; at < stop;) {
+      const page = Math.floor((at + memoryStart) / PAGE);
+      const next = Math.min(stop, (page + 1) * PAGE - memoryStart);
+      const part = data.subarray(at - address, next - address);
+      if (isStored(bitmap, page)) {
+        for (let i = 0; i < part.length; i++) heap[at + i] ^= part[i];
+      } else {
+        heap.set(part, at);
+      }
+      at = next;
+    }
+  }
+}
+
+/** The header of a stored snapshot (see the layout above): its fields and its page bitmap. */
+function parseStored(stored) {
+  const view = new DataView(stored.buffer, stored.byteOffset, stored.byteLength);
+  const pages = view.getUint32(12, true);
+  return {
+    length: view.getUint32(8, true),
+    pages,
+    memoryStart: view.getUint32(16, true),
+    bitmap: stored.subarray(HEADER, HEADER + Math.ceil(pages / 8)),
+  };
+}
+
+const isStored = (bitmap, page) => bitmap[page >> 3] & (1 << (page & 7));
 
 const P1 = 2654435761;
 const P2 = 2246822519;
@@ -213,67 +271,4 @@ export function xxh32(bytes) {
   h = Math.imul(h ^ (h >>> 15), P2);
   h = Math.imul(h ^ (h >>> 13), P3);
   return (h ^ (h >>> 16)) >>> 0;
-}
-
-/** Reading a stored snapshot straight into a started module's wasm memory, the fast path of
- * restoreSegments(layOutSnapshot(stored), wasm), which lays the whole snapshot out in a buffer of
- * its own (~48 MB for a runtime with o200k built) that Pyodide then copies into the memory again.
- * First `snapshotHeader(stored)`: Pyodide's header (the snapshot up to its memory, for loadPyodide's
- * `_loadSnapshot`, which then has an empty memory to copy) and the memory's length; null if `stored`
- * is not in this format or its header cannot be handed over alone (a length not a multiple of 4). */
-export function snapshotHeader(stored) {
-  if (storedLength(stored) !== stored.length) return null;
-  const { length, pages, memoryStart, bitmap } = parseStored(stored);
-  if (memoryStart % 4 !== 0 || memoryStart > PAGE || !(bitmap[0] & 1)) return null;
-  return { header: stored.slice(HEADER + bitmap.length, HEADER + bitmap.length + memoryStart), memoryLength: length - memoryStart, pages };
-}
-
-/** Then, once the module is instantiated: every stored page is copied once, to its place in `heap`
- * (the module's HEAPU8, at least the snapshot's memory long), and the data segments are XOR'd into
- * the stored pages and copied into the others. A page left out of the stored form is all zero but
- * for the data segments; `heap` holds zeros there already from `touched` on (the memory's length
- * before it was grown for the snapshot: nothing past it has been written), so only the left-out
- * pages below `touched` are cleared. */
-export function restoreInto(stored, wasm, heap, touched) {
-  const { length, pages, memoryStart, bitmap } = parseStored(stored);
-  const memoryLength = length - memoryStart;
-  if (heap.length < memoryLength) throw new RangeError(`wasm memory of ${heap.length} bytes, snapshot of ${memoryLength}`);
-  const isStored = (page) => bitmap[page >> 3] & (1 << (page & 7));
-  let offset = HEADER + bitmap.length;
-  for (let page = 0; page < pages; page++) {
-    const start = page * PAGE; // in the snapshot: Pyodide's header, then the memory
-    const end = Math.min(length, start + PAGE);
-    const from = Math.max(start, memoryStart);
-    if (isStored(page)) {
-      if (end > memoryStart) heap.set(stored.subarray(offset + from - start, offset + end - start), from - memoryStart);
-      offset += end - start;
-    } else if (end > memoryStart && from - memoryStart < touched) {
-      heap.fill(0, from - memoryStart, end - memoryStart);
-    }
-  }
-  for (const [address, data] of dataSegments(wasm)) {
-    const stop = Math.min(address + data.length, memoryLength);
-    for (let at = address; at < stop;) {
-      const page = Math.floor((at + memoryStart) / PAGE);
-      const next = Math.min(stop, (page + 1) * PAGE - memoryStart);
-      const part = data.subarray(at - address, next - address);
-      if (isStored(page)) {
-        for (let i = 0; i < part.length; i++) heap[at + i] ^= part[i];
-      } else {
-        heap.set(part, at);
-      }
-      at = next;
-    }
-  }
-}
-
-function parseStored(stored) {
-  const view = new DataView(stored.buffer, stored.byteOffset, stored.byteLength);
-  const pages = view.getUint32(12, true);
-  return {
-    length: view.getUint32(8, true),
-    pages,
-    memoryStart: view.getUint32(16, true),
-    bitmap: stored.subarray(HEADER, HEADER + Math.ceil(pages / 8)),
-  };
 }
