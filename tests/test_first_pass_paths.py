@@ -187,3 +187,23 @@ def test_encode_piece_equals_lookup_then_plain_merge(byte_level_models: list, pi
             whole = bpe.vocab.get(bytes_to_visible(data)) if bpe.ignore_merges else None
             expected = [whole] if whole is not None else reference_pair_merge([bpe._byte_ids[b] for b in data], bpe.table)
             assert list(bpe.encode_piece(piece)) == expected, piece
+
+
+@settings(max_examples=500, deadline=None)
+@given(tokens=st.lists(st.text(alphabet=st.characters(max_codepoint=0x7F), min_size=2, max_size=6), max_size=30),
+       piece=st.text(alphabet=st.characters(max_codepoint=0x7F), min_size=1, max_size=6),
+       as_token=st.booleans())
+def test_whole_piece_lookup_of_ascii_equals_the_byte_map(tokens: list[str], piece: str, as_token: bool) -> None:
+    """``ignore_merges`` looks an ASCII piece up by a replace of its spaces (both ways of
+    ``encode_piece`` and ``_whole``): the same token the byte-by-byte visible form names, for every
+    ASCII character (controls, the space and DEL included)."""
+    vocab = {BYTE_TO_UNICODE[b]: b for b in range(256)}
+    for token in tokens + ([piece] if as_token else []):
+        vocab.setdefault(_reference_visible(token), len(vocab))
+    bpe = BPEModel(vocab, [], byte_level=True, ignore_merges=True)
+    expected = vocab.get(_reference_visible(piece))
+    assert bpe._whole(piece) == expected
+    if expected is not None:
+        assert bpe.encode_piece(piece) == (expected,)
+    else:
+        assert bpe.encode_piece(piece) == tuple(vocab[BYTE_TO_UNICODE[b]] for b in piece.encode())
