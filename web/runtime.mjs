@@ -494,7 +494,7 @@ export class Runtime {
       return;
     }
     this.snapshotStored = (async () => {
-      const stored = encodeSnapshot(raw, this.wasmModule);
+      const stored = encodeSnapshot(raw, null); // kept here only: the raw form, quicker to restore
       raw = null;
       const ms = (await RuntimeSnapshots.put(key, stored, { encodings }, this.wasmModule)) ? performance.now() - t0 : -1;
       this.timings["runtime snapshot: stored"] = ms;

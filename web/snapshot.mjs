@@ -13,13 +13,21 @@
 // starts in the snapshot (Pyodide puts a header before it), a bitmap with one bit per page
 // (1 = stored), then the stored pages in order.
 //
+// The snapshot a page keeps in its origin private file system is never sent over a network, so it
+// skips the XOR: magic "BPSNAPR\0", the same layout, its pages as they are and only all-zero pages
+// left out (encodeSnapshot(raw, null)). Storing it takes no copy of the whole snapshot to XOR (a
+// first visit's peak memory fell from ~320 to ~270 MB), and restoring it neither finds the
+// module's 14,579 data segments nor XORs them back (30-50 ms less); it is ~3 MB longer, which
+// costs ~20 ms to read and check, so a warm start takes about as long (bench/startup_ab.py).
+//
 // Example: const stored = encodeSnapshot(raw, wasmBytes);
 //          restoreSegments(layOutSnapshot(stored), wasmBytes) // equal to raw: the plain path
 // The runtime takes the fast path instead (web/test/snapshot.test.mjs holds the two equal):
 //          const { header } = snapshotHeader(stored);   // for Pyodide, which restores no memory then
 //          restoreInto(stored, wasmBytes, module.HEAPU8, lengthBeforeGrowing); // the memory, in place
 
-const MAGIC = "BPSNAP2";
+const MAGIC = "BPSNAP2"; // pages XOR'd with the wasm module's data segments
+const MAGIC_RAW = "BPSNAPR"; // pages as they are
 const HEADER = 20;
 export const PAGE = 65536;
 
@@ -93,11 +101,11 @@ function isZero(chunk) {
 }
 
 /** The stored form of a snapshot `raw` (from makeMemorySnapshot; left unchanged), given the
- * pyodide.asm.wasm bytes it will be restored with. */
+ * pyodide.asm.wasm bytes it will be restored with; with `wasm` null, the raw form (no XOR). */
 export function encodeSnapshot(raw, wasm) {
   const memoryStart = new Uint32Array(raw.buffer, raw.byteOffset, 2)[1]; // Pyodide's header size
-  const delta = new Uint8Array(raw);
-  xorSegments(delta, memoryStart, dataSegments(wasm));
+  const delta = wasm ? new Uint8Array(raw) : raw;
+  if (wasm) xorSegments(delta, memoryStart, dataSegments(wasm));
   const pages = Math.ceil(delta.length / PAGE);
   const bitmap = new Uint8Array(Math.ceil(pages / 8));
   const kept = [];
@@ -110,7 +118,7 @@ export function encodeSnapshot(raw, wasm) {
   }
   const size = HEADER + bitmap.length + kept.reduce((n, c) => n + c.length, 0);
   const out = new Uint8Array(size);
-  out.set(new TextEncoder().encode(MAGIC));
+  out.set(new TextEncoder().encode(wasm ? MAGIC : MAGIC_RAW));
   const view = new DataView(out.buffer);
   view.setUint32(8, delta.length, true);
   view.setUint32(12, pages, true);
@@ -126,9 +134,9 @@ export function encodeSnapshot(raw, wasm) {
 
 /** The byte length a stored snapshot must have, from its header (-1 if the header is not ours). */
 export function storedLength(stored) {
-  if (stored.length < HEADER || new TextDecoder().decode(stored.subarray(0, 8)) !== MAGIC + "\0") return -1;
-  const { length, pages, bitmap } = parseStored(stored);
-  if (pages !== Math.ceil(length / PAGE) || bitmap.length < Math.ceil(pages / 8)) return -1;
+  if (stored.length < HEADER) return -1;
+  const { ours, length, pages, bitmap } = parseStored(stored);
+  if (!ours || pages !== Math.ceil(length / PAGE) || bitmap.length < Math.ceil(pages / 8)) return -1;
   let size = HEADER + bitmap.length;
   for (let page = 0; page < pages; page++) {
     if (isStored(bitmap, page)) size += Math.min(PAGE, length - page * PAGE);
@@ -151,13 +159,14 @@ export function layOutSnapshot(stored) {
     raw.set(stored.subarray(offset, offset + size), start);
     offset += size;
   }
-  return { raw, memoryStart };
+  return { raw, memoryStart, xored: parseStored(stored).xored };
 }
 
 /** Reading a stored snapshot, second half: XOR the wasm module's data segments back into what
- * layOutSnapshot laid out (in place), which gives the snapshot itself again. */
-export function restoreSegments({ raw, memoryStart }, wasm) {
-  xorSegments(raw, memoryStart, dataSegments(wasm));
+ * layOutSnapshot laid out (in place; nothing to do for the raw form), which gives the snapshot
+ * itself again. */
+export function restoreSegments({ raw, memoryStart, xored }, wasm) {
+  if (xored) xorSegments(raw, memoryStart, dataSegments(wasm));
   return raw;
 }
 
@@ -175,13 +184,13 @@ export function snapshotHeader(stored) {
 }
 
 /** Then, once the module is instantiated: every stored page is copied once, to its place in `heap`
- * (the module's HEAPU8, at least the snapshot's memory long), and the data segments are XOR'd into
- * the stored pages and copied into the others. A page left out of the stored form is all zero but
- * for the data segments; `heap` holds zeros there already from `touched` on (the memory's length
- * before it was grown for the snapshot: nothing past it has been written), so only the left-out
- * pages below `touched` are cleared. */
+ * (the module's HEAPU8, at least the snapshot's memory long), and, in the XOR'd form, the data
+ * segments are XOR'd into the stored pages and copied into the others. A page left out of the
+ * stored form is all zero but for the data segments (all zero in the raw form); `heap` holds zeros
+ * there already from `touched` on (the memory's length before it was grown for the snapshot:
+ * nothing past it has been written), so only the left-out pages below `touched` are cleared. */
 export function restoreInto(stored, wasm, heap, touched) {
-  const { length, pages, memoryStart, bitmap } = parseStored(stored);
+  const { length, pages, memoryStart, bitmap, xored } = parseStored(stored);
   const memoryLength = length - memoryStart;
   if (heap.length < memoryLength) throw new RangeError(`wasm memory of ${heap.length} bytes, snapshot of ${memoryLength}`);
   let offset = HEADER + bitmap.length;
@@ -196,6 +205,7 @@ export function restoreInto(stored, wasm, heap, touched) {
       heap.fill(0, from - memoryStart, end - memoryStart);
     }
   }
+  if (!xored) return;
   for (const [address, data] of dataSegments(wasm)) {
     const stop = Math.min(address + data.length, memoryLength);
     for (let at = address; at < stop;) {
@@ -216,7 +226,10 @@ export function restoreInto(stored, wasm, heap, touched) {
 function parseStored(stored) {
   const view = new DataView(stored.buffer, stored.byteOffset, stored.byteLength);
   const pages = view.getUint32(12, true);
+  const magic = new TextDecoder().decode(stored.subarray(0, 8));
   return {
+    ours: magic === MAGIC + "\0" || magic === MAGIC_RAW + "\0",
+    xored: magic === MAGIC + "\0",
     length: view.getUint32(8, true),
     pages,
     memoryStart: view.getUint32(16, true),

@@ -1,7 +1,8 @@
 // web/snapshot.mjs: the stored form of a memory snapshot. The runtime restores a stored snapshot
 // straight into the wasm memory (snapshotHeader + restoreInto); this holds that fast path equal to
 // the plain one (layOutSnapshot + restoreSegments, which rebuilds the whole snapshot in a buffer)
-// and both equal to the snapshot that was stored, on the bundle's own snapshot and on made-up ones.
+// and both equal to the snapshot that was stored, on the bundle's own snapshot and on made-up ones,
+// in both forms: XOR'd with the module's data (shipped) and raw (what a page keeps in OPFS).
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
@@ -25,7 +26,7 @@ function fastRestore(stored, wasm, touched, junk = 5_000) {
   const head = snapshotHeader(stored);
   assert.ok(head, "the stored snapshot has a header that can be handed over alone");
   const heap = startedMemory(wasm, Math.max(touched, head.memoryLength), touched, junk);
-  restoreInto(stored, wasm, heap, touched);
+  restoreInto(stored, wasm, heap, touched); // as the runtime calls it, whatever the form
   return { header: head.header, memory: heap.subarray(0, head.memoryLength), rest: heap.subarray(head.memoryLength) };
 }
 
@@ -84,19 +85,31 @@ test("the bundle's snapshot restores into memory as the plain path rebuilds it",
   const fast = fastRestore(stored, wasm, 30 * 1024 * 1024);
   assert.deepEqual(fast.header, plain.subarray(0, headerLength));
   assert.ok(Buffer.from(fast.memory).equals(Buffer.from(plain.subarray(headerLength))), "memory differs from the plain path's");
+  // the same snapshot in the raw form a page keeps: a different magic, its pages as they are
+  const kept = encodeSnapshot(plain, null);
+  assert.equal(new TextDecoder().decode(kept.subarray(0, 7)), "BPSNAPR");
+  assert.ok(kept.length > stored.length, "the raw form also keeps the pages the module's data fills");
+  assert.deepEqual(restoreSegments(layOutSnapshot(kept), null), plain);
+  const fastKept = fastRestore(kept, wasm, 30 * 1024 * 1024);
+  assert.ok(Buffer.from(fastKept.memory).equals(Buffer.from(plain.subarray(headerLength))), "raw form: memory differs");
 });
 
 test("made-up snapshots round-trip through both paths", () => {
   for (const [memoryPages, headerLength, touchedPages, seed] of [[6, 144, 6, 1], [9, 4_100, 3, 2], [4, 65_532, 4, 3], [12, 8, 0, 4]]) {
     const { raw, wasm } = madeUpSnapshot(memoryPages, headerLength, seed);
-    const stored = encodeSnapshot(raw, wasm);
-    assert.deepEqual(restoreSegments(layOutSnapshot(stored), wasm), raw);
-    // touched 0: nothing written at start-up, the data segments not even placed
-    const touched = touchedPages * PAGE;
-    const fast = fastRestore(stored, wasm, touched, touched ? 5_000 : 0);
-    assert.deepEqual(fast.header, raw.subarray(0, headerLength));
-    assert.ok(Buffer.from(fast.memory).equals(Buffer.from(raw.subarray(headerLength))), `memory differs (${memoryPages} pages, header ${headerLength})`);
-    assert.ok(fast.rest.every((b) => b === 0));
+    for (const form of ["xored", "raw"]) {
+      const copy = Uint8Array.from(raw);
+      const stored = encodeSnapshot(raw, form === "raw" ? null : wasm);
+      assert.deepEqual(raw, copy, "encoding leaves the snapshot unchanged");
+      assert.deepEqual(restoreSegments(layOutSnapshot(stored), wasm), raw);
+      // touched 0: nothing written at start-up, the data segments not even placed
+      const touched = touchedPages * PAGE;
+      const fast = fastRestore(stored, wasm, touched, touched ? 5_000 : 0);
+      assert.deepEqual(fast.header, raw.subarray(0, headerLength));
+      assert.ok(Buffer.from(fast.memory).equals(Buffer.from(raw.subarray(headerLength))),
+        `memory differs (${form}, ${memoryPages} pages, header ${headerLength})`);
+      assert.ok(fast.rest.every((b) => b === 0));
+    }
   }
 });
 
