@@ -9,7 +9,7 @@ import lzma
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import bytepair
@@ -189,14 +189,21 @@ def test_encode_piece_equals_lookup_then_plain_merge(byte_level_models: list, pi
             assert list(bpe.encode_piece(piece)) == expected, piece
 
 
+# Every ASCII character, with the space and a few letters often (the space is what the lookup maps).
+ASCII = st.characters(max_codepoint=0x7F) | st.sampled_from(" ab")
+
+
 @settings(max_examples=500, deadline=None)
-@given(tokens=st.lists(st.text(alphabet=st.characters(max_codepoint=0x7F), min_size=2, max_size=6), max_size=30),
-       piece=st.text(alphabet=st.characters(max_codepoint=0x7F), min_size=1, max_size=6),
+@given(tokens=st.lists(st.text(alphabet=ASCII, min_size=2, max_size=6), max_size=30),
+       piece=st.text(alphabet=ASCII, min_size=1, max_size=6),
        as_token=st.booleans())
+@example(tokens=[], piece=" ab", as_token=True)
+@example(tokens=["x\ty"], piece="a b ", as_token=True)
+@example(tokens=[], piece="x\ty", as_token=True)
 def test_whole_piece_lookup_of_ascii_equals_the_byte_map(tokens: list[str], piece: str, as_token: bool) -> None:
-    """``ignore_merges`` looks an ASCII piece up by a replace of its spaces (both ways of
-    ``encode_piece`` and ``_whole``): the same token the byte-by-byte visible form names, for every
-    ASCII character (controls, the space and DEL included)."""
+    """``ignore_merges`` looks an ASCII piece up by a replace of its spaces (``encode_piece``'s
+    byte-level path; ``_whole``, the other paths' lookup, maps byte by byte): the same token the
+    byte-by-byte visible form names, for every ASCII character (controls, the space and DEL included)."""
     vocab = {BYTE_TO_UNICODE[b]: b for b in range(256)}
     for token in tokens + ([piece] if as_token else []):
         vocab.setdefault(_reference_visible(token), len(vocab))

@@ -149,7 +149,7 @@ export function storedLength(stored) {
  * `stored` is not a whole snapshot in this format. */
 export function layOutSnapshot(stored) {
   if (storedLength(stored) !== stored.length) return null;
-  const { length, pages, memoryStart, bitmap } = parseStored(stored);
+  const { length, pages, memoryStart, bitmap, xored } = parseStored(stored);
   const raw = new Uint8Array(length);
   let offset = HEADER + bitmap.length;
   for (let page = 0; page < pages; page++) {
@@ -159,7 +159,7 @@ export function layOutSnapshot(stored) {
     raw.set(stored.subarray(offset, offset + size), start);
     offset += size;
   }
-  return { raw, memoryStart, xored: parseStored(stored).xored };
+  return { raw, memoryStart, xored };
 }
 
 /** Reading a stored snapshot, second half: XOR the wasm module's data segments back into what

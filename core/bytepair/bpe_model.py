@@ -143,8 +143,8 @@ class BPEModel:
             # once and shared by the ``ignore_merges`` lookup, the choice of path and the merge.
             data = piece.encode("utf-8", "surrogatepass")
             if self.ignore_merges:
-                # Printable ASCII is its own visible form but for the space (as in ``_whole``): one
-                # C replace, where mapping every byte cost ~3x as much (most pieces start with " ").
+                # Printable ASCII is its own visible form but for the space: one C replace, where
+                # mapping every byte (``_visible``) cost ~3x as much (most pieces start with " ").
                 if len(data) == len(piece) and piece.isprintable():
                     whole = self.vocab.get(piece.replace(" ", _VISIBLE_SPACE))
                 else:
@@ -243,13 +243,9 @@ class BPEModel:
         return lengths
 
     def _whole(self, piece: str) -> int | None:
-        if not self.byte_level:
-            return self.vocab.get(piece)
-        if self._byte_ids is not None and piece.isascii() and piece.isprintable():
-            visible = piece.replace(" ", _VISIBLE_SPACE)  # printable ASCII maps to itself, the space to "Ġ"
-        else:
-            visible = _visible(piece)
-        return self.vocab.get(visible)
+        """The piece as one vocabulary token, if it is one (``ignore_merges`` off the byte-level
+        fast path of ``encode_piece``, which has its own lookup)."""
+        return self.vocab.get(_visible(piece) if self.byte_level else piece)
 
     def _symbols(self, piece: str) -> list[int]:
         if self._byte_ids is not None:
@@ -305,7 +301,8 @@ def _visible_class(lo: int, hi: int) -> str:
 
 
 _VISIBLE_SPACE = BYTE_TO_UNICODE[0x20]
-"""The space's visible form, "Ġ": of printable ASCII, the one character the visible form changes."""
+"""The space's visible form, "Ġ": of printable ASCII, the one character the visible form changes
+(``encode_piece``'s whole-piece lookup)."""
 
 _VISIBLE_TABLE = str.maketrans(dict(BYTE_TO_UNICODE))
 """Latin-1 character -> its byte's visible character, all 256 (a table holding only the 68 that
