@@ -172,4 +172,4 @@ unicode-tables: $(STAMP)
 	$(PY) build/gen_unicode_tables.py
 
 clean:
-	rm -rf $(VENV) .venv-3.* $(BUILD_VENV) node_modules dist site build/wheel build/npm build/cache .pytest_cache
+	rm -rf $(VENV) .venv-3.* $(BUILD_VENV) node_modules dist site build/wheel build/npm build/cache .setuptools-build .pytest_cache
