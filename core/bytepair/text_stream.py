@@ -27,6 +27,7 @@ from typing import BinaryIO
 
 from .errors import InputDecodeError, InvalidInputError
 from .pretokenize import Pretokenizer
+from .pretokenize.splitter import CUT_WINDOW
 from .special_scan import SpecialTokenScanner
 from .text_input import require_str
 
@@ -90,7 +91,12 @@ class BlockCutter:
         while search_from < limit:
             cut = self._find_cut(buffer, search_from, limit)
             if cut is None:
-                # Every cut before `limit` was considered: the next search starts there.
+                if search_from + CUT_WINDOW < limit:
+                    # Nothing near the target (a long run of spaces or digits): any later cut does
+                    # as well, so look only near the end of what has come, not at every character.
+                    search_from = max(search_from + CUT_WINDOW, limit - CUT_WINDOW)
+                    continue
+                # The search reached `limit`: the next one starts there.
                 self._searched = limit - start
                 break
             yield buffer[start:cut]
@@ -106,8 +112,10 @@ class BlockCutter:
         return rest
 
     def _find_cut(self, text: str, start: int, end: int) -> int | None:
-        while start < end:
-            cut = self._pretokenizer.find_cut(text, start, end)
+        """A cut in ``[start, end)`` near ``start`` (``Pretokenizer.cut_near``) clear of special tokens."""
+        window_end = min(end, start + CUT_WINDOW)
+        while start < window_end:
+            cut = self._pretokenizer.cut_near(text, start, window_end)
             if cut is None:
                 return None
             # Characters around the cut decide it, so none of them may belong to a special token.
