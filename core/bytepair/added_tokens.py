@@ -5,7 +5,8 @@ around such tokens before it is normalized and split (the same idea as ``special
 leftmost-longest trie this reuses). Each token carries HF's flags:
 
 * ``special``: skipped by ``decode(skip_special_tokens=True)``, marked in ``special_tokens_mask``;
-* ``normalized``: matched in the normalized text rather than the raw text;
+* ``normalized``: matched in the normalized text rather than the raw text, as its own content
+  normalized (under a ``Prepend("▁")`` normalizer ``<x>`` matches ``▁<x>``; so does decoding it);
 * ``single_word``: matched only when no word character touches it on either side;
 * ``lstrip`` / ``rstrip``: the match also takes the whitespace on its left / right.
 
@@ -19,11 +20,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Protocol
 
 from .special_scan import trie_pattern
 
 __all__ = ["AddedToken", "AddedVocabulary"]
+
+
+class _Normalizing(Protocol):
+    def normalize(self, text: str) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -69,6 +74,7 @@ class AddedVocabulary:
     def __init__(self, tokens: list[AddedToken] | None = None) -> None:
         self._by_content: dict[str, AddedToken] = {}
         self._by_id: dict[int, AddedToken] = {}
+        self._forms: tuple[object, dict[str, AddedToken]] | None = None  # (normalizer, form -> token)
         for token in tokens or []:
             self.add(token)
 
@@ -80,6 +86,7 @@ class AddedVocabulary:
             del self._by_id[old.id]
         self._by_content[token.content] = token
         self._by_id[token.id] = token
+        self._forms = None
         return not known
 
     def __len__(self) -> int:
@@ -106,13 +113,48 @@ class AddedVocabulary:
     def special_ids(self) -> frozenset[int]:
         return frozenset(t.id for t in self._by_id.values() if t.special)
 
-    def split(self, text: str, *, normalized: bool, skip_special: bool = False) -> list[tuple[str, int | None, int, int]]:
+    def normalized_forms(self, normalizer: _Normalizing | None) -> dict[str, AddedToken]:
+        """The ``normalized`` tokens by the text they match in normalized text: their content as
+        ``normalizer`` makes it (the first token wins if two normalize alike, one that normalizes to
+        nothing never matches). Kept until a token is added or another normalizer asks.
+
+        >>> class Prepend:
+        ...     def normalize(self, text): return "_" + text if text else text
+        >>> list(AddedVocabulary([AddedToken("<x>", 5), AddedToken("<s>", 1, special=True)]).normalized_forms(Prepend()))
+        ['_<x>']
+        """
+        if self._forms is None or self._forms[0] is not normalizer:
+            forms: dict[str, AddedToken] = {}
+            for token in self._by_content.values():
+                if token.is_normalized:
+                    form = token.content if normalizer is None else normalizer.normalize(token.content)
+                    if form:
+                        forms.setdefault(form, token)
+            self._forms = (normalizer, forms)
+        return self._forms[1]
+
+    def decoded_form(self, token_id: int, normalizer: _Normalizing | None) -> str | None:
+        """What ``token_id`` stands for in the token sequence a decoder reads: a ``normalized``
+        token's normalized content (as HF decodes it), any other's content; None if not added."""
+        token = self._by_id.get(token_id)
+        if token is None:
+            return None
+        if token.is_normalized and normalizer is not None:
+            return normalizer.normalize(token.content)
+        return token.content
+
+    def split(
+        self, text: str, *, normalized: bool, skip_special: bool = False, normalizer: _Normalizing | None = None,
+    ) -> list[tuple[str, int | None, int, int]]:
         """``text`` cut into ``(segment, token id or None, start, end)`` around the added tokens whose
-        ``normalized`` flag is as given (``skip_special``: leave special tokens in the text)."""
-        contents = tuple(
-            t.content for t in self._by_content.values()
-            if t.is_normalized == normalized and not (skip_special and t.special)
-        )
+        ``normalized`` flag is as given (``skip_special``: leave special tokens in the text); with
+        ``normalized``, the text is normalized text and ``normalizer`` what normalized it, so that
+        each token is matched by its normalized content (``normalized_forms``)."""
+        if normalized:
+            table = self.normalized_forms(normalizer)
+        else:
+            table = {c: t for c, t in self._by_content.items() if not t.is_normalized}
+        contents = tuple(c for c, t in table.items() if not (skip_special and t.special))
         matcher = _matcher(contents)
         if matcher is None or not text:
             return [(text, None, 0, len(text))] if text else []
@@ -120,7 +162,7 @@ class AddedVocabulary:
         done = 0  # text before this is already in `out`
         for match in matcher.finditer(text):
             start, stop = match.span()
-            token = self._by_content[match.group()]
+            token = table[match.group()]
             if token.single_word and (
                 (start > 0 and _is_word_char(text[start - 1])) or (stop < len(text) and _is_word_char(text[stop]))
             ):

@@ -702,7 +702,7 @@ class Tokenizer:
                 continue
             if self.normalizer is not None:
                 segment = self.normalizer.normalize(segment)
-            for part, part_id, _, _ in self._added.split(segment, normalized=True, skip_special=self.encode_special_tokens):
+            for part, part_id, _, _ in self._added.split(segment, normalized=True, skip_special=self.encode_special_tokens, normalizer=self.normalizer):
                 if part_id is not None:
                     yield (part_id,)
                     continue
@@ -724,7 +724,7 @@ class Tokenizer:
                 continue
             if self.normalizer is not None:
                 segment = self.normalizer.normalize(segment)
-            for part, part_id, _, _ in self._added.split(segment, normalized=True, skip_special=self.encode_special_tokens):
+            for part, part_id, _, _ in self._added.split(segment, normalized=True, skip_special=self.encode_special_tokens, normalizer=self.normalizer):
                 if part_id is not None:
                     chunks.append(((part_id,),))
                     continue
@@ -752,7 +752,7 @@ class Tokenizer:
                 normalized, align = self.normalizer.normalize_aligned(segment)
             else:
                 normalized, align = segment, None
-            for part, part_id, p_start, p_end in self._added.split(normalized, normalized=True, skip_special=self.encode_special_tokens):
+            for part, part_id, p_start, p_end in self._added.split(normalized, normalized=True, skip_special=self.encode_special_tokens, normalizer=self.normalizer):
                 o_start, o_end = _to_original(align, p_start, p_end, start)
                 if part_id is not None:
                     out.add_added_token(part_id, part, (o_start, o_end), type_id, word)
@@ -886,7 +886,9 @@ class Tokenizer:
 
     # ---------------------------------------------------------------- decoding
     def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str:
-        """Text of ``ids`` through the decoder (HF's semantics: special tokens skipped by default)."""
+        """Text of ``ids`` through the decoder (HF's semantics: special tokens skipped by default;
+        ids past the vocabulary, which a model's padded embedding lets sampling pick, skipped too).
+        A negative id or a non-integer raises :class:`InvalidTokenError`."""
         tokens = self._tokens_of(ids, skip_special_tokens)
         if self.decoder is None:
             return " ".join(tokens)
@@ -904,7 +906,11 @@ class Tokenizer:
                 raise InvalidTokenError(f"token ids must be integers; got {type(token_id).__name__} {token_id!r} at position {position}")
             if skip_special_tokens and self._added.is_special_id(token_id):
                 continue
-            token = self.id_to_token(token_id)
+            token = self._added.decoded_form(token_id, self.normalizer)
+            if token is None:
+                token = self.id_to_token(token_id)
+            if token is None and token_id >= 0:
+                continue  # as HF does: a model's embedding often has rows past its vocabulary, which sampling may pick
             if token is None:
                 raise InvalidTokenError(
                     f"{token_id!r} at position {position} is not a token id of this tokenizer "
