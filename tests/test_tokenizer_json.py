@@ -295,6 +295,29 @@ def test_cli_tokenizer_option(tmp_path) -> None:
     assert bad.returncode == 1 and b"cannot read" in bad.stderr and b"Traceback" not in bad.stderr
 
 
+def test_cli_tokenizer_special_flags(tmp_path) -> None:
+    """With -t, --special-as-text leaves special tokens in the text (HF's encode_special_tokens),
+    --allow-special is refused (added tokens always match), decode --strict refuses U+FFFD."""
+    import subprocess
+    import sys
+
+    ref, _ = pair_of("qwen2_5")
+    path = tmp_path / "in.txt"
+    path.write_bytes(b"a<|im_end|>b")
+    folder = str(hf_folder("qwen2_5"))
+    run = lambda *a, **kw: subprocess.run([sys.executable, "-m", "bytepair", *a], capture_output=True, **kw)  # noqa: E731
+    assert json.loads(run("encode", str(path), "-t", folder).stdout) == ref.encode("a<|im_end|>b", add_special_tokens=False).ids
+    ref.encode_special_tokens = True
+    as_text = ref.encode("a<|im_end|>b", add_special_tokens=False).ids
+    assert json.loads(run("encode", str(path), "-t", folder, "--special-as-text").stdout) == as_text and len(as_text) > 3
+    assert run("count", str(path), "-t", folder, "--special-as-text").stdout == f"{len(as_text)}\n".encode()
+    refused = run("count", str(path), "-t", folder, "--allow-special", "<|im_end|>")
+    assert refused.returncode == 2 and b"--special-as-text" in refused.stderr and not refused.stdout
+    strict = run("decode", "-t", folder, "--strict", input=b"[9284]")  # one byte of a character: U+FFFD
+    assert strict.returncode == 1 and b"U+FFFD" in strict.stderr and not strict.stdout
+    assert run("decode", "-t", folder, "--strict", input=b"[9707]").stdout == b"Hello"
+
+
 def _byte_level_with(normalizer: dict) -> str:
     from bytepair.byte_unicode import BYTE_TO_UNICODE
 

@@ -237,9 +237,17 @@ def _inspect(out: BinaryIO, enc: Encoding, source: str | BinaryIO, args: argpars
 
 def _run_tokenizer(args: argparse.Namespace, out: BinaryIO, stdin: BinaryIO) -> int:
     """The commands with a tokenizer.json: the file is read whole (the cut rules that let the
-    OpenAI encodings stream are not known for arbitrary tokenizer.json patterns)."""
+    OpenAI encodings stream are not known for arbitrary tokenizer.json patterns). Added tokens are
+    matched as HF matches them; ``--special-as-text`` leaves the special ones in the text (HF's
+    ``encode_special_tokens``); ``--allow-special`` has no meaning here and is refused."""
+    if getattr(args, "allow_special", None):
+        raise _UsageError(
+            "--allow-special is for the OpenAI encodings (-e/-m): a tokenizer.json's added tokens are always "
+            "matched, as Hugging Face does; pass --special-as-text to count the special ones as text"
+        )
     path = args.tokenizer
     tok = Tokenizer.from_pretrained(path) if os.path.isdir(path) else Tokenizer.from_file(path)
+    tok.encode_special_tokens = bool(getattr(args, "special_as_text", False))
     multi = len(args.files) > 1
     for label, source in _sources(args.files, stdin):
         data = _read_all(source, limit=None)
@@ -248,7 +256,14 @@ def _run_tokenizer(args: argparse.Namespace, out: BinaryIO, stdin: BinaryIO) -> 
                 ids = parse_ids(data.decode("utf-8", args.errors))
             except ValueError as exc:
                 raise _InputError(f"{label}: cannot read token ids ({exc}); give a JSON list or whitespace-separated integers") from None
-            out.write(tok.decode(ids, skip_special_tokens=False).encode("utf-8", "surrogatepass"))
+            text = tok.decode(ids, skip_special_tokens=False)
+            if args.strict and "\ufffd" in text:
+                # A tokenizer.json's decoder writes text, with U+FFFD where the bytes are not UTF-8.
+                raise _InputError(
+                    f"{label}: the decoded text holds U+FFFD at character {text.index(chr(0xFFFD))} (the decoder's mark for "
+                    "bytes that are not UTF-8, or the character itself); drop --strict to write it"
+                )
+            out.write(text.encode("utf-8", "surrogatepass"))
             continue
         text = "".join(read_utf8_chunks(io.BytesIO(data), errors=args.errors)) if data else ""
         if args.command == "count":
@@ -313,6 +328,10 @@ class _InputError(Exception):
     pass
 
 
+class _UsageError(Exception):
+    """Options that do not go together (exit code 2)."""
+
+
 def _report(message: str) -> None:
     sys.stderr.write(f"bytepair: {message}\n")
     sys.stderr.flush()
@@ -330,7 +349,7 @@ def main(argv: Sequence[str] | None = None, *, stdout: BinaryIO | None = None, s
     except BrokenPipeError:
         _silence_stdout()
         return EXIT_OK
-    except (UnknownEncodingError, UnknownModelError, EmptyCorpusError) as exc:
+    except (UnknownEncodingError, UnknownModelError, EmptyCorpusError, _UsageError) as exc:
         _report(str(exc))
         return EXIT_USAGE
     except DisallowedSpecialTokenError as exc:
