@@ -106,6 +106,9 @@ def test_bridge_count_chat_is_the_cookbook_rule() -> None:
     tools = _call("chat_count", "o200k_base", json.dumps(COOKBOOK_TOOL_MESSAGES), json.dumps({"model": "gpt-4o", "tools": COOKBOOK_TOOLS}))
     assert (got, tools) == (124, 101)
     assert _call("chat_count", "cl100k_base", json.dumps(COOKBOOK_MESSAGES), json.dumps({"model": "gpt-4"})) == 129
+    # The model name in any case, as createTokenizer({ model }) takes it.
+    assert _call("chat_count", "o200k_base", json.dumps(COOKBOOK_MESSAGES), json.dumps({"model": "GPT-4o"})) == 124
+    assert _call("chat_count", "o200k_base", json.dumps(COOKBOOK_MESSAGES), json.dumps({"model": "GPT-4O-Mini"})) == 124
 
 
 @pytest.mark.parametrize("args, name, fragment", [

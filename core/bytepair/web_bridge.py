@@ -419,15 +419,27 @@ def model_encoding(model: str) -> str:
     >>> model_encoding("GPT-4o-mini"), model_encoding("gpt-3.5-turbo")
     ('o200k_base', 'cl100k_base')
     """
+    return encoding_name_for_model(_known_model_name(model))
+
+
+def _known_model_name(model: Any) -> str:
+    """``model`` as tiktoken's rules know it: as given, else lower-cased ("GPT-4o" -> "gpt-4o"); the
+    error for the name as given if neither is known. One rule for the encoding and the chat count.
+
+    >>> _known_model_name("GPT-4o"), _known_model_name("ft:gpt-4o:acme")
+    ('gpt-4o', 'ft:gpt-4o:acme')
+    """
     if not isinstance(model, str):
         raise InvalidInputError(f"model must be a model name (a string such as 'gpt-4o'), not {type(model).__name__}")
     try:
-        return encoding_name_for_model(model)
+        encoding_name_for_model(model)
+        return model
     except UnknownModelError:
         if model.lower() == model:
             raise
         try:
-            return encoding_name_for_model(model.lower())
+            encoding_name_for_model(model.lower())
+            return model.lower()
         except UnknownModelError:
             pass
         raise
@@ -812,10 +824,11 @@ def _openai_chat(name: str, options: dict[str, Any]) -> str:
             "chat token counts depend on the model, not only the encoding: open the tokenizer with "
             "createTokenizer({ model: 'gpt-4o' }) or pass { model } to the chat call"
         )
-    encoding = model_encoding(model)
+    known = _known_model_name(model)
+    encoding = encoding_name_for_model(known)
     if encoding != _face(name).name:
         raise InvalidInputError(f"{model} uses {encoding}, not {name}: open createTokenizer({{ model: {model!r} }})")
-    return str(model)
+    return known
 
 
 def _apply_template(face: _JsonFace, messages: Any, options: dict[str, Any]) -> dict[str, Any]:
