@@ -210,3 +210,48 @@ def test_streamed_encode_output_equals_one_shot(tmp_path) -> None:
     assert [int(r.split("\t")[0]) for r in rows] == ENC.encode(text)
     ids, spans = ENC.encode_with_offsets(text)
     assert [r.split("\t")[2] for r in rows[-3:]] == [f"[{s}, {e})" for s, e in spans[-3:]]
+
+
+def test_several_files_go_on_past_a_bad_one(tmp_path, capsys) -> None:
+    """As wc does: a missing or non-UTF-8 file is reported by name, the others are still counted,
+    and the exit code says something failed."""
+    good, bad = tmp_path / "good.txt", tmp_path / "bad.txt"
+    good.write_bytes(b"hello world\n")
+    bad.write_bytes(b"bye\xff\n")
+    missing = tmp_path / "missing.txt"
+    code, out = run(["count", str(good), str(missing), str(bad), str(good)])
+    err = capsys.readouterr().err
+    assert code == 1 and out == f"3\t{good}\n3\t{good}\n"
+    assert f"{missing}: No such file" in err and f"{bad}: invalid UTF-8 at byte 3" in err and "Traceback" not in err
+    assert run(["count", str(bad)])[0] == 1  # one file: the same message, no output
+    assert f"{bad}: invalid UTF-8" in capsys.readouterr().err
+
+
+def test_usage_messages_speak_command_line(tmp_path, capsys) -> None:
+    assert run(["count", "-e", "foo"], "x")[0] == 2
+    assert "`bytepair list`" in capsys.readouterr().err
+    assert run(["count", "-m", "gpt-9"], "x")[0] == 2
+    err = capsys.readouterr().err
+    assert "with -e" in err and "get_encoding" not in err
+    assert run(["count", "--allow-special", "<|bogus|>"], "x")[0] == 2
+    assert "o200k_base has no such special token" in capsys.readouterr().err
+    assert run(["count", "--allow-special", "<|endoftext|>"], "x <|endoftext|>") == (0, "3\n")
+
+
+def test_count_chat_takes_a_bom_and_analyze_refuses_invalid_utf8(tmp_path, capsys) -> None:
+    request = tmp_path / "chat.json"
+    request.write_bytes(b"\xef\xbb\xbf" + json.dumps([{"role": "user", "content": "Hello!"}]).encode())
+    assert run(["count-chat", str(request)]) == (0, "9\n")
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_bytes(b"fine text\xff")
+    assert run(["analyze", "-t", "cl100k_base", "--corpus", str(corpus)])[0] == 1
+    assert "invalid UTF-8 at byte 9" in capsys.readouterr().err
+
+
+def test_train_names_the_output_it_cannot_write(tmp_path, capsys) -> None:
+    text = tmp_path / "t.txt"
+    text.write_text("hello world hello there\n", encoding="utf-8")
+    target = tmp_path / "no-such-folder" / "tok.json"
+    assert run(["train", str(text), "--vocab-size", "260", "-o", str(target)])[0] == 1
+    err = capsys.readouterr().err
+    assert f"{target}: No such file or directory" in err and ".tmp" not in err

@@ -106,7 +106,7 @@ CLI_TABLE = [
     (["count", "-e", "nope"], b"", 2, "known encodings"),
     (["count", "-e", ""], b"", 2, "must not be empty"),
     (["count", "-m", ""], b"", 2, "must not be empty"),
-    (["count", "-m", "llama-9"], b"", 2, "get_encoding()"),
+    (["count", "-m", "llama-9"], b"", 2, "pick the encoding with -e"),
     (["count", "/no/such/file"], b"", 1, "No such file"),
     (["count"], b"ok \xff", 1, "invalid UTF-8 at byte 3"),
     (["count"], b"<|endoftext|>", 1, "--allow-special"),

@@ -21,11 +21,10 @@ A closed output pipe (``bytepair encode FILE | head``) ends quietly.
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, BinaryIO
 
 from . import __version__
@@ -119,7 +118,7 @@ def _count_chat(args: argparse.Namespace, out: BinaryIO, stdin: BinaryIO) -> int
 
     source: str | BinaryIO = stdin if args.file == "-" else args.file
     try:
-        request = json.loads(_read_all(source).decode("utf-8"))
+        request = json.loads(_read_all(source).decode("utf-8-sig"))  # a BOM is allowed, as JSON readers allow it
     except ValueError as exc:  # JSON and UTF-8 errors
         raise _InputError(f"{args.file}: not a JSON chat request ({exc})") from None
     if isinstance(request, dict):
@@ -157,9 +156,29 @@ def _run_analysis(args: argparse.Namespace, out: BinaryIO) -> int:
 
 
 def _encoding(args: argparse.Namespace) -> Encoding:
+    """The encoding -e/-m name (errors in command-line words), with --allow-special's names checked."""
+    names = ", ".join(list_encoding_names())
     if args.model is not None:
-        return encoding_for_model(args.model)
-    return get_encoding(args.encoding if args.encoding is not None else DEFAULT_ENCODING)
+        try:
+            enc = encoding_for_model(args.model)
+        except UnknownModelError:
+            raise UnknownModelError(
+                f"cannot map model {args.model!r} to an encoding (known: gpt-4o, gpt-4, gpt-3.5-turbo, o1, gpt-oss-120b "
+                f"and more, by tiktoken's rules); or pick the encoding with -e: {names}"
+            ) from None
+    else:
+        name = args.encoding if args.encoding is not None else DEFAULT_ENCODING
+        try:
+            enc = get_encoding(name)
+        except UnknownEncodingError:
+            raise UnknownEncodingError(f"unknown encoding {name!r}; known encodings: {names} (`bytepair list`), or give a model with -m") from None
+    unknown = sorted(set(getattr(args, "allow_special", ())) - enc.special_tokens_set - {"all"})
+    if unknown:
+        raise _UsageError(
+            f"--allow-special {unknown[0]!r}: {enc.name} has no such special token; "
+            f"its special tokens: {', '.join(sorted(enc.special_tokens_set))} (or 'all')"
+        )
+    return enc
 
 
 def _sources(paths: Sequence[str], stdin: BinaryIO) -> Iterator[tuple[str, str | BinaryIO]]:
@@ -249,11 +268,11 @@ def _run_tokenizer(args: argparse.Namespace, out: BinaryIO, stdin: BinaryIO) -> 
     tok = Tokenizer.from_pretrained(path) if os.path.isdir(path) else Tokenizer.from_file(path)
     tok.encode_special_tokens = bool(getattr(args, "special_as_text", False))
     multi = len(args.files) > 1
-    for label, source in _sources(args.files, stdin):
-        data = _read_all(source, limit=None)
+
+    def one(label: str, source: str | BinaryIO) -> None:
         if args.command == "decode":
             try:
-                ids = parse_ids(data.decode("utf-8", args.errors))
+                ids = parse_ids(_read_all(source, limit=None).decode("utf-8", args.errors))
             except ValueError as exc:
                 raise _InputError(f"{label}: cannot read token ids ({exc}); give a JSON list or whitespace-separated integers") from None
             text = tok.decode(ids, skip_special_tokens=False)
@@ -264,8 +283,8 @@ def _run_tokenizer(args: argparse.Namespace, out: BinaryIO, stdin: BinaryIO) -> 
                     "bytes that are not UTF-8, or the character itself); drop --strict to write it"
                 )
             out.write(text.encode("utf-8", "surrogatepass"))
-            continue
-        text = "".join(read_utf8_chunks(io.BytesIO(data), errors=args.errors)) if data else ""
+            return
+        text = "".join(read_utf8_chunks(source, errors=args.errors))
         if args.command == "count":
             n = tok.count(text)
             out.write((f"{n}\t{label}\n" if multi else f"{n}\n").encode("utf-8", "surrogateescape"))
@@ -278,7 +297,24 @@ def _run_tokenizer(args: argparse.Namespace, out: BinaryIO, stdin: BinaryIO) -> 
                 for i, token, (start, end) in zip(encoded.ids, encoded.tokens, encoded.offsets)
             )
             out.write("".join(rows).encode("utf-8", "surrogatepass"))
-    return EXIT_OK
+
+    return _each_source(args, stdin, one)
+
+
+def _each_source(args: argparse.Namespace, stdin: BinaryIO, one: Callable[[str, str | BinaryIO], None]) -> int:
+    """Run ``one(label, source)`` on every input; with several files, one that fails (missing,
+    invalid UTF-8, a special token) is reported and the others still run, as ``wc`` does: exit 1."""
+    status = EXIT_OK
+    multi = len(args.files) > 1
+    for label, source in _sources(args.files, stdin):
+        try:
+            one(label, source)
+        except (OSError, BytepairError, _InputError) as exc:
+            if not multi or isinstance(exc, (UnknownEncodingError, UnknownModelError)):
+                raise
+            _report(_message(exc))
+            status = EXIT_INPUT
+    return status
 
 
 def _run(args: argparse.Namespace, out: BinaryIO, stdin: BinaryIO) -> int:
@@ -297,7 +333,8 @@ def _run(args: argparse.Namespace, out: BinaryIO, stdin: BinaryIO) -> int:
         return _run_tokenizer(args, out, stdin)
     enc = _encoding(args)
     multi = len(args.files) > 1
-    for label, source in _sources(args.files, stdin):
+
+    def one(label: str, source: str | BinaryIO) -> None:
         if args.command == "count":
             n = enc.count_file(source, errors=args.errors, **_policy(args))
             out.write((f"{n}\t{label}\n" if multi else f"{n}\n").encode("utf-8", "surrogateescape"))
@@ -321,7 +358,8 @@ def _run(args: argparse.Namespace, out: BinaryIO, stdin: BinaryIO) -> int:
             out.write(data)
         elif args.command == "inspect":
             _inspect(out, enc, source, args)
-    return EXIT_OK
+
+    return _each_source(args, stdin, one)
 
 
 class _InputError(Exception):
@@ -330,6 +368,19 @@ class _InputError(Exception):
 
 class _UsageError(Exception):
     """Options that do not go together (exit code 2)."""
+
+
+def _message(exc: BaseException) -> str:
+    """What to tell a command-line user about a rejected input."""
+    if isinstance(exc, DisallowedSpecialTokenError):
+        return (
+            f"the input contains the special token {exc.token!r}. Pass --allow-special "
+            f"'{exc.token}' (or --allow-special all) to encode it as its id, or --special-as-text "
+            "to encode it as ordinary text."
+        )
+    if isinstance(exc, OSError):
+        return f"{exc.filename or 'input'}: {exc.strerror or exc}"
+    return str(exc)
 
 
 def _report(message: str) -> None:
@@ -352,18 +403,8 @@ def main(argv: Sequence[str] | None = None, *, stdout: BinaryIO | None = None, s
     except (UnknownEncodingError, UnknownModelError, EmptyCorpusError, _UsageError) as exc:
         _report(str(exc))
         return EXIT_USAGE
-    except DisallowedSpecialTokenError as exc:
-        _report(
-            f"the input contains the special token {exc.token!r}. Pass --allow-special "
-            f"'{exc.token}' (or --allow-special all) to encode it as its id, or --special-as-text "
-            "to encode it as ordinary text."
-        )
-        return EXIT_INPUT
-    except OSError as exc:
-        _report(f"{exc.filename or 'input'}: {exc.strerror or exc}")
-        return EXIT_INPUT
-    except (BytepairError, _InputError) as exc:
-        _report(str(exc))
+    except (OSError, BytepairError, _InputError) as exc:
+        _report(_message(exc))
         return EXIT_INPUT
     finally:
         try:

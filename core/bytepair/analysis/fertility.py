@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..errors import EmptyCorpusError
+from ..errors import EmptyCorpusError, InputDecodeError
 from .view import Face, TokenizerView
 
 __all__ = ["NO_SPACE_SCRIPTS", "count_words", "fertility", "read_corpus", "text_stats"]
@@ -78,7 +78,8 @@ def _ratio(a: int, b: int) -> float | None:
 
 def read_corpus(paths: Iterable[str | os.PathLike[str]]) -> dict[str, str]:
     """Label -> text for each file (UTF-8; ``.xz`` files are decompressed); the label is the file
-    name without ``.xz`` and ``.txt``. Raises :class:`EmptyCorpusError` when there is no text."""
+    name without ``.xz`` and ``.txt``. Raises :class:`EmptyCorpusError` when there is no text,
+    :class:`InputDecodeError` when a file is not UTF-8."""
     corpus: dict[str, str] = {}
     for path in paths:
         name = os.path.basename(os.fspath(path))
@@ -87,7 +88,12 @@ def read_corpus(paths: Iterable[str | os.PathLike[str]]) -> dict[str, str]:
         except Exception as exc:  # OSError, or a damaged .xz (lzma.LZMAError, EOFError)
             raise EmptyCorpusError(f"cannot read corpus file {os.fspath(path)!r}: {getattr(exc, 'strerror', None) or exc}") from None
         label = name.removesuffix(".xz").removesuffix(".txt")
-        corpus[label] = data.decode("utf-8", "replace")
+        try:
+            corpus[label] = data.decode("utf-8")
+        except UnicodeDecodeError as exc:  # refused, as `bytepair count` refuses it: a U+FFFD would skew the figures
+            raise InputDecodeError(
+                f"corpus file {os.fspath(path)!r}: invalid UTF-8 at byte {exc.start} ({exc.reason}); convert it to UTF-8"
+            ) from None
     if not corpus or not any(t.strip() for t in corpus.values()):
         raise EmptyCorpusError("the corpus holds no text; pass one or more non-empty UTF-8 files (plain or .xz)")
     return corpus

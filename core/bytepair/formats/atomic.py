@@ -42,7 +42,10 @@ def write_files(files: Mapping[str | os.PathLike[str], bytes]) -> list[str]:
         for path, data in files.items():
             target = os.fspath(path)
             folder = os.path.dirname(os.path.abspath(target))
-            fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=folder)
+            try:
+                fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=folder)
+            except OSError as exc:  # name the file asked for, not the temporary one
+                raise OSError(exc.errno, exc.strerror, target) from None
             staged.append((tmp, target))
             with os.fdopen(fd, "wb") as f:
                 _write_all(f, data)

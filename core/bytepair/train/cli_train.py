@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections import Counter
@@ -35,7 +36,7 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--special", action="append", default=[], metavar="TOKEN", help="a special token (repeatable)")
     p.add_argument("--min-frequency", type=int, default=0, metavar="K", help="stop when the best pair occurs fewer times")
     p.add_argument("--max-token-length", type=int, default=None, metavar="L", help="HF's limit on token length (characters)")
-    p.add_argument("--base", default=None, metavar="PATH", help="extend this tokenizer.json (its ids and merges stay)")
+    p.add_argument("--base", default=None, metavar="PATH", help="extend this tokenizer.json, or a folder holding one (its ids and merges stay)")
     p.add_argument("-o", "--output", required=True, metavar="PATH", help="where to write tokenizer.json")
     p = sub.add_parser("train-classic", help="train classic BPE (words + </w>) over whitespace-separated words")
     p.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files")
@@ -74,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     from ..tokenizer import Tokenizer
 
-    base = Tokenizer.from_file(args.base) if args.base else None
+    # A folder holding tokenizer.json is taken too, as -t and `manifest` take it.
+    base = None if not args.base else Tokenizer.from_pretrained(args.base) if os.path.isdir(args.base) else Tokenizer.from_file(args.base)
     if base is not None:
         from .extend import BaseModel
 
