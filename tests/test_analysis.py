@@ -32,6 +32,7 @@ from bytepair.analysis.view import derive_merge
 from bytepair.bpe_merge import apply_merges
 from bytepair.cli import main
 
+from .conftest import corpus_texts
 from .hf_reference import hf_folder
 
 # ---------------------------------------------------------------- fertility, by hand
@@ -290,3 +291,37 @@ def test_word_piece_style_bpe_gets_a_manifest_but_no_reachability():
     m = tok.manifest()
     assert m["model_options"]["continuing_subword_prefix"] == "##" and m["n_merges"] == 1
     assert unreachable_tokens(tok) == []
+
+
+_SPLIT_ALPHABET = st.sampled_from(list("aZé日 \t\r\n\u00a0'sdlvre1234567890.,!?-_😀\u0301") + ["'s", "'ll", "  ", "\r\n", " \n "])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_SPLIT_ALPHABET, max_size=40).map("".join))
+def test_same_split_spellings_give_the_same_pieces(text: str) -> None:
+    """Each pair ``compare.SAME_SPLIT`` calls one rule splits alike, by the regex package (another
+    engine than bytepair's own translation), on random text and on the corpus."""
+    regex = pytest.importorskip("regex")
+    from bytepair.analysis.compare import SAME_SPLIT
+
+    for ours, theirs in SAME_SPLIT.items():
+        assert regex.findall(ours, text) == regex.findall(theirs, text), (ours, text)
+
+
+def test_same_split_spellings_on_the_corpus() -> None:
+    regex = pytest.importorskip("regex")
+    from bytepair.analysis.compare import SAME_SPLIT
+
+    text = "".join(corpus_texts().values())
+    for ours, theirs in SAME_SPLIT.items():
+        assert regex.findall(ours, text) == regex.findall(theirs, text)
+
+
+def test_diff_of_gpt2_file_and_encoding_is_form_only() -> None:
+    """HF's GPT-2 file and tiktoken's gpt2 spell the split differently (a ByteLevel step with its
+    regex against tiktoken's possessive rewrite): the same rule, so only the form differs."""
+    from bytepair.analysis import compare_tokenizers
+
+    report = compare_tokenizers(str(hf_folder("gpt2")), "gpt2")
+    assert report["verdict"] == "unproven" and all(d["form_only"] for d in report["differences"])
+    assert {d["what"] for d in report["differences"]} == {"merge_rule", "pre_tokenizer"}
