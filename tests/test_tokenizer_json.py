@@ -188,6 +188,26 @@ def test_decode_skips_ids_past_the_vocabulary_like_hf() -> None:
         ours.decode([9707, -1])
 
 
+@pytest.mark.parametrize("name", ["llama2", "llama3", "gpt2"])
+def test_added_token_objects_and_batch_helpers_like_hf(name: str) -> None:
+    """``add_tokens`` takes HF's ``tokenizers.AddedToken`` and bytepair's ``AddedToken`` (built the
+    same way) with their flags; ``num_special_tokens_to_add`` and ``encode_batch_fast`` are HF's."""
+    path = hf_folder(name) / "tokenizer.json"
+    ref, ours, mine = tokenizers.Tokenizer.from_file(str(path)), Tokenizer.from_file(path), Tokenizer.from_file(path)
+    flagged = [tokenizers.AddedToken("<x>", lstrip=True), tokenizers.AddedToken("<y>", rstrip=True, single_word=True)]
+    assert ref.add_tokens(flagged) == ours.add_tokens(flagged) == 2
+    assert mine.add_tokens([bytepair.AddedToken("<x>", lstrip=True), bytepair.AddedToken("<y>", rstrip=True, single_word=True)]) == 2
+    for text in ["a   <x> b", "<y>  c", "a<y>b <y> d"]:
+        assert_same(ref.encode(text), ours.encode(text), text)
+        assert mine.encode(text).ids == ref.encode(text).ids, text
+    for pair in (False, True):
+        assert ours.num_special_tokens_to_add(pair) == ref.num_special_tokens_to_add(pair)
+    batch = ["hello", ("a", "b"), "<x> world"]
+    assert [e.ids for e in ours.encode_batch_fast(batch)] == [e.ids for e in ref.encode_batch_fast(batch)]
+    with pytest.raises(bytepair.InvalidInputError, match="str or AddedToken"):
+        ours.add_tokens([42])
+
+
 def test_added_token_flags_like_hf() -> None:
     base = json.loads((hf_folder("gpt2") / "tokenizer.json").read_text(encoding="utf-8"))
     base["added_tokens"] += [
@@ -301,7 +321,7 @@ def test_cli_tokenizer_special_flags(tmp_path) -> None:
     import subprocess
     import sys
 
-    ref, _ = pair_of("qwen2_5")
+    ref = tokenizers.Tokenizer.from_file(str(hf_folder("qwen2_5") / "tokenizer.json"))  # not pair_of's: changed below
     path = tmp_path / "in.txt"
     path.write_bytes(b"a<|im_end|>b")
     folder = str(hf_folder("qwen2_5"))

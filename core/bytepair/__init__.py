@@ -36,6 +36,7 @@ from .formats import load_gpt2_files, load_minbpe, load_tiktoken_bpe, parse_gpt2
 from .offsets import utf16_offsets
 from .pretokenize import UNICODE_VERSION
 from .text_stream import read_utf8_chunks
+from .added_tokens import AddedToken
 from .tokenizer import Encoded, Tokenizer
 from .train import ClassicBPE, count_pieces, load_classic, train, train_classic, train_from_counts
 from .registry import (
@@ -71,6 +72,7 @@ __all__ = [
     "MissingDependencyError",
     "ReservedLiteralError",
     "TemplateError",
+    "AddedToken",
     "Encoded",
     "StreamDecoder",
     "Tokenizer",

@@ -10,7 +10,7 @@ leftmost-longest trie this reuses). Each token carries HF's flags:
 * ``single_word``: matched only when no word character touches it on either side;
 * ``lstrip`` / ``rstrip``: the match also takes the whitespace on its left / right.
 
->>> vocab = AddedVocabulary([AddedToken("<s>", 1, special=True, rstrip=True)])
+>>> vocab = AddedVocabulary([AddedToken("<s>", special=True, rstrip=True, id=1)])
 >>> vocab.split("a<s>  b", normalized=False)
 [('a', None, 0, 1), ('<s>  ', 1, 1, 6), ('b', None, 6, 7)]
 """
@@ -18,7 +18,7 @@ leftmost-longest trie this reuses). Each token carries HF's flags:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from functools import lru_cache
 from typing import Any, Protocol
 
@@ -33,15 +33,22 @@ class _Normalizing(Protocol):
 
 @dataclass(frozen=True)
 class AddedToken:
-    """One added token and its matching flags (HF's defaults: not special, normalized unless special)."""
+    """One added token and its matching flags, built as HF's ``tokenizers.AddedToken`` is
+    (``AddedToken("<x>", lstrip=True)``; HF's defaults: not special, normalized unless special).
+    ``id`` is the one it has in a tokenizer (-1 until ``add_tokens`` gives it one).
+
+    >>> AddedToken("<x>", rstrip=True).is_normalized, AddedToken("<s>", special=True).is_normalized
+    (True, False)
+    """
 
     content: str
-    id: int
-    special: bool = False
+    single_word: bool = False
     lstrip: bool = False
     rstrip: bool = False
-    single_word: bool = False
     normalized: bool | None = None
+    special: bool = False
+    _: KW_ONLY
+    id: int = -1
 
     @property
     def is_normalized(self) -> bool:
@@ -120,7 +127,7 @@ class AddedVocabulary:
 
         >>> class Prepend:
         ...     def normalize(self, text): return "_" + text if text else text
-        >>> list(AddedVocabulary([AddedToken("<x>", 5), AddedToken("<s>", 1, special=True)]).normalized_forms(Prepend()))
+        >>> list(AddedVocabulary([AddedToken("<x>", id=5), AddedToken("<s>", special=True, id=1)]).normalized_forms(Prepend()))
         ['_<x>']
         """
         if self._forms is None or self._forms[0] is not normalizer:

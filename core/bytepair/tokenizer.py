@@ -228,7 +228,7 @@ class Tokenizer:
             enc.engine.model,  # type: ignore[arg-type]
             pre_tokenizer=Split(enc.engine.pre_tokenizer.pattern, "isolated", dialect="tiktoken"),  # type: ignore[union-attr]
             decoder=ByteLevelDecoder(),
-            added_tokens=[AddedToken(text, token_id, special=True, normalized=False) for token_id, text in specials],
+            added_tokens=[AddedToken(text, special=True, normalized=False, id=token_id) for token_id, text in specials],
             engine=enc.engine,
         )
         tok.encoding_name = enc.name
@@ -530,22 +530,24 @@ class Tokenizer:
     def _add(self, tokens: Iterable[str | AddedToken], *, special: bool) -> int:
         added = 0
         for token in tokens:
-            if isinstance(token, AddedToken):
-                content, flags = token.content, token
-            elif isinstance(token, str):
+            if isinstance(token, str):
                 content, flags = token, None
+            elif all(hasattr(token, a) for a in ("content", "single_word", "lstrip", "rstrip", "normalized", "special")):
+                content, flags = token.content, token  # bytepair's AddedToken, or HF's tokenizers.AddedToken
             else:
                 raise InvalidInputError(f"tokens must be str or AddedToken, not {type(token).__name__}")
+            if not isinstance(content, str):
+                raise InvalidInputError(f"an added token's content must be a str, not {type(content).__name__}")
             if not content:
                 raise InvalidInputError("an added token must not be empty")
             token_id = self.token_to_id(content)
             if token_id is None:
                 token_id = max(self.get_vocab(True).values(), default=-1) + 1
             new = AddedToken(
-                content, token_id, special=special or bool(flags and flags.special),
+                content, special=special or bool(flags and flags.special),
                 lstrip=bool(flags and flags.lstrip), rstrip=bool(flags and flags.rstrip),
                 single_word=bool(flags and flags.single_word),
-                normalized=(flags.normalized if flags is not None else None) if not special else False,
+                normalized=(flags.normalized if flags is not None else None) if not special else False, id=token_id,
             )
             added += self._added.add(new)
         return added
@@ -651,6 +653,16 @@ class Tokenizer:
 
     def _processor(self) -> PostProcessor:
         return self.post_processor if self.post_processor is not None else PostProcessor()
+
+    def num_special_tokens_to_add(self, is_pair: bool) -> int:
+        """How many ids the post-processor adds to one sequence (or a pair), as HF's method says."""
+        return 0 if self.post_processor is None else self.post_processor.added_tokens(bool(is_pair))
+
+    def encode_batch_fast(self, inputs: Sequence[str | tuple[str, str] | list[str]], is_pretokenized: bool = False,
+                          add_special_tokens: bool = True) -> list[Encoded]:
+        """HF's ``encode_batch`` without offsets; here the same as ``encode_batch`` (offsets are
+        worked out only when read)."""
+        return self.encode_batch(inputs, is_pretokenized, add_special_tokens)
 
     def encode_batch(self, inputs: Sequence[str | tuple[str, str] | list[str]], is_pretokenized: bool = False,
                      add_special_tokens: bool = True) -> list[Encoded]:

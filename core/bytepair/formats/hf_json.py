@@ -154,9 +154,9 @@ def _added_tokens(tokens: Any, model: BPEModel, origin: str) -> list[AddedToken]
         seen[token_id] = t["content"]
         out.append(
             AddedToken(
-                t["content"], token_id, special=bool(t.get("special", False)), lstrip=bool(t.get("lstrip", False)),
+                t["content"], special=bool(t.get("special", False)), lstrip=bool(t.get("lstrip", False)),
                 rstrip=bool(t.get("rstrip", False)), single_word=bool(t.get("single_word", False)),
-                normalized=t.get("normalized"),
+                normalized=t.get("normalized"), id=token_id,
             )
         )
     return out
