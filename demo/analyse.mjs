@@ -268,7 +268,7 @@ export function setupAnalyse({ panel, names, open, label, text }) {
   panel.append(
     h("p", { class: "hint" }, "Fertility on a text, and what each vocabulary holds (token lengths, scripts, unreachable, junk and unused tokens, "
       + "numbers), for the tokenizer picked above and the one it is compared with. Computed in this page by bytepair.analysis, "
-      + "as `bytepair analyze` does; the first report on a 200k vocabulary takes several seconds."),
+      + "as ", h("code", {}, "bytepair analyze"), " does; the first report on a 200k vocabulary takes several seconds."),
     els.form = h("div", { class: "an-controls" },
       h("fieldset", { class: "an-source" }, h("legend", {}, "Text to analyse"),
         h("label", {}, h("input", { type: "radio", name: sourceName, value: "box", checked: "" }), " the text box"),

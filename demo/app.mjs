@@ -1153,8 +1153,15 @@ async function applyModel(model) {
 
 async function onModel() {
   const model = els.model.value.trim();
-  if (!model) return;
   touched = true;
+  if (!model) {
+    // Emptied: no model any more, so no note about one (an unknown model's included); the encoding stays.
+    state.model = "";
+    els.model.setCustomValidity("");
+    els.modelNote.textContent = "";
+    saveState();
+    return;
+  }
   if (await applyModel(model)) {
     saveState();
     update();
