@@ -23,7 +23,8 @@
 //   *.br, *.gz      Brotli and gzip copies of every file that compresses, for servers that answer
 //                   Accept-Encoding with them (build/serve.py does; so do most static hosts, given
 //                   the files); the manifest lists and hashes the uncompressed files only
-//   *.mjs, *.d.ts   the JavaScript API (web/)
+//   *.mjs, *.d.ts   the JavaScript API (web/), and bytepair-counter.mjs: the <bytepair-counter>
+//                   element (the npm package's `bytepair/counter`), whose assets are its own folder
 //   packages/       jinja2 and a pure-Python MarkupSafe (build/chat_wheels.py, sha256-pinned), with
 //                   pycs like ours; loaded only when a page first renders a chat template
 //   manifest.json   size and sha256 of every file, checked by the loader before use, and Pyodide's
@@ -71,7 +72,9 @@ const RUNTIME = {
   stdlib: "python_stdlib.zip",
 };
 const LOCK = "pyodide-lock.json";
-const WEB_FILES = ["bytepair.mjs", "errors.mjs", "runtime.mjs", "service.mjs", "worker.mjs", "cli.mjs", "bytepair.d.ts", "snapshot.mjs"];
+const WEB_FILES = [
+  "bytepair.mjs", "errors.mjs", "runtime.mjs", "service.mjs", "worker.mjs", "cli.mjs", "bytepair.d.ts", "snapshot.mjs", "bytepair-counter.mjs",
+];
 // Open-model tokenizers prepared for createTokenizer({ tokenizer }) and the playground: name -> label.
 const TOKENIZERS = { llama3: "Llama 3", qwen2_5: "Qwen 2.5", qwen3: "Qwen 3", deepseek_v3: "DeepSeek V3", gpt2: "GPT-2" };
 

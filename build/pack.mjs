@@ -8,6 +8,8 @@
 // the bundle and nothing else. So the package.json written here is the repository's without
 // `private`, `scripts` and `devDependencies` (and with no `dependencies`: dist/ carries Pyodide),
 // beside a copy of dist/, README.md and LICENSE; `npm pack` then makes the tarball from that folder.
+// Only that folder (OUT/package) and the tarball being written are replaced in OUT: `--out` may name
+// a folder holding other things (`--out .` is the repository).
 
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -34,7 +36,9 @@ function main() {
   }
   const pkg = { ...published, files: ["dist/", "README.md", "LICENSE"] };
 
-  rmSync(OUT, { recursive: true, force: true });
+  const tarball = join(OUT, `${pkg.name.replace(/^@/, "").replace("/", "-")}-${pkg.version}.tgz`); // npm pack's name for it
+  rmSync(STAGE, { recursive: true, force: true });
+  rmSync(tarball, { force: true });
   mkdirSync(STAGE, { recursive: true });
   // The gzip copies made for static hosts (X.gz beside X) stay out: every browser that can run the
   // bundle (WebAssembly, module workers) accepts the Brotli copies, and a host that sends neither
@@ -44,9 +48,14 @@ function main() {
   for (const file of ["README.md", "LICENSE"]) cpSync(join(ROOT, file), join(STAGE, file));
   writeFileSync(join(STAGE, "package.json"), JSON.stringify(pkg, null, 2) + "\n");
 
-  const report = execFileSync("npm", ["pack", "--json", "--pack-destination", OUT], {
-    cwd: STAGE, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"],
-  });
+  let report;
+  try {
+    report = execFileSync("npm", ["pack", "--json", "--pack-destination", OUT], {
+      cwd: STAGE, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"],
+    });
+  } finally {
+    rmSync(STAGE, { recursive: true, force: true });
+  }
   const [{ filename, size, unpackedSize, entryCount }] = JSON.parse(report);
   console.log(`npm package bytepair@${pkg.version}: ${entryCount} files, ${(size / 1e6).toFixed(1)} MB packed, ${(unpackedSize / 1e6).toFixed(1)} MB unpacked`);
   console.log(join(OUT, filename));

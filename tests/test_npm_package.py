@@ -24,7 +24,7 @@ import pytest
 
 import bytepair
 
-from .browser import DIST, ROOT, require_bundle
+from .browser import DIST, ROOT, Guard, guarded_context, require_bundle, serve
 
 pytestmark = pytest.mark.browser  # needs dist/ and Node, as the other JS tests
 NODE = shutil.which("node")
@@ -44,6 +44,7 @@ def tarball(tmp_path_factory) -> Path:
     if not NODE or not NPM:
         pytest.fail("node and npm are needed (make test installs them)")
     out = tmp_path_factory.mktemp("npm-pack")
+    (out / "keep.txt").write_text("not pack's")  # what else is in --out must survive (see test below)
     result = _run([NODE, str(ROOT / "build" / "pack.mjs"), "--out", str(out)], ROOT)
     assert result.returncode == 0, result.stderr.decode()
     path = Path(result.stdout.decode().strip().splitlines()[-1])  # the convention: the path comes last
@@ -65,13 +66,20 @@ def test_tarball_holds_the_bundle_and_nothing_else(tarball: Path) -> None:
     with tarfile.open(tarball) as tar:
         names = {n.removeprefix("package/") for n in tar.getnames()}
         manifest = json.load(tar.extractfile("package/package.json"))
-    assert {"package.json", "README.md", "LICENSE", "dist/manifest.json", "dist/bytepair.mjs", "dist/bytepair.d.ts", "dist/cli.mjs"} <= names
+    assert {"package.json", "README.md", "LICENSE", "dist/manifest.json", "dist/bytepair.mjs", "dist/bytepair.d.ts", "dist/cli.mjs",
+            "dist/bytepair-counter.mjs"} <= names
     assert {n.split("/")[0] for n in names} == {"package.json", "README.md", "LICENSE", "dist"}  # no Python, no tests
     shipped = json.loads((DIST / "manifest.json").read_text())["files"]
     assert {f"dist/{p}" for p in shipped} <= names
     assert manifest["name"] == "bytepair" and "private" not in manifest
     assert not manifest.get("dependencies") and "devDependencies" not in manifest
     assert manifest["bin"] == {"bytepair": "dist/cli.mjs"}
+
+
+def test_pack_leaves_the_rest_of_its_out_folder_alone(tarball: Path) -> None:
+    out = tarball.parent
+    assert (out / "keep.txt").read_text() == "not pack's"
+    assert sorted(p.name for p in out.iterdir()) == sorted(["keep.txt", tarball.name])  # its staging folder removed
 
 
 def test_installs_alone_and_imports_by_name(project: Path) -> None:
@@ -86,6 +94,21 @@ def test_installs_alone_and_imports_by_name(project: Path) -> None:
     result = _run([NODE, "--input-type=module", "-e", script], project)
     assert result.returncode == 0, result.stderr.decode()
     assert result.stdout.decode().split() == ["2", "3", "true"]
+
+
+def test_every_export_resolves(project: Path) -> None:
+    """Each entry of package.json's exports names a file the package has: `bytepair/counter` imports under
+    Node (where it defines no element: there are no custom elements)."""
+    script = (
+        'const pkg = (await import("bytepair/package.json", { with: { type: "json" } })).default;'
+        'const manifest = (await import("bytepair/manifest.json", { with: { type: "json" } })).default;'
+        'await import("bytepair/counter");'
+        'const { createTokenizer } = await import("bytepair");'
+        'console.log(Object.keys(pkg.exports).join(" "), manifest.bytepair === pkg.version, typeof createTokenizer);'
+    )
+    result = _run([NODE, "--input-type=module", "-e", script], project)
+    assert result.returncode == 0, result.stderr.decode()
+    assert result.stdout.decode().split() == [".", "./counter", "./manifest.json", "./package.json", "true", "function"]
 
 
 def test_npx_bytepair_count(project: Path) -> None:
@@ -118,6 +141,36 @@ def test_esbuild_bundle_runs_from_another_folder(project: Path, tmp_path: Path) 
     shutil.rmtree(out / "bytepair-assets")
     result = _run([NODE, "app.mjs"], out)
     assert result.returncode != 0 and b"AssetError" in result.stderr and b"assetsUrl" in result.stderr
+
+
+def test_esbuild_browser_bundle_starts_its_worker_from_assets_url(project: Path, tmp_path: Path, browser) -> None:
+    """Bundled for the browser, the API has no Node built-in to resolve (they are imported by a name
+    bundlers do not follow), and its worker comes from assetsUrl: worker.mjs is not beside the bundle."""
+    (project / "web-app.mjs").write_text(
+        'import { createTokenizer } from "bytepair";\n'
+        'createTokenizer({ assetsUrl: new URL("./bytepair-assets/", import.meta.url) })\n'
+        '  .then(async (tok) => { window.outcome = await tok.count("hello world"); tok.dispose(); })\n'
+        '  .catch((err) => { window.outcome = `${err.name}: ${err.message}`; });\n'
+    )
+    site = tmp_path / "site"
+    result = _run([str(ESBUILD), "web-app.mjs", "--bundle", "--platform=browser", "--format=esm", "--log-level=warning",
+                   f"--outfile={site / 'app.mjs'}"], project)
+    assert result.returncode == 0 and not result.stderr, result.stderr.decode()  # no error, no warning
+    (site / "bytepair-assets").symlink_to(project / "node_modules" / "bytepair" / "dist", target_is_directory=True)
+    (site / "index.html").write_text('<!doctype html><meta charset="utf-8"><script type="module" src="./app.mjs"></script>')
+    server, base = serve.serve_in_background(site)
+    guard = Guard()
+    context = guarded_context(browser, guard)
+    try:
+        page = context.new_page()
+        page.goto(base + "index.html")
+        page.wait_for_function("window.outcome !== undefined", timeout=120_000)
+        assert page.evaluate("window.outcome") == 2
+        assert "/bytepair-assets/worker.mjs" in guard.requests and "/worker.mjs" not in guard.requests
+        assert not guard.violations
+    finally:
+        context.close()
+        server.shutdown()
 
 
 # (argv, stdin): each run by `npx bytepair` and by the Python CLI, in a folder holding the files below.

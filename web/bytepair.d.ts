@@ -6,7 +6,8 @@
 // tokens in the text are always matched, as HF does) and decode is HF's
 // `decode(ids, skip_special_tokens=False)`. The OpenAI-only options (allowedSpecial,
 // disallowedSpecial, decode's errors) are accepted and ignored there, so that one piece of code
-// serves both families.
+// serves both families. An option name a call does not take (a misspelling: "encodng",
+// "allowSpecial") raises InvalidInputError naming it, rather than leaving the default in force.
 
 /** Special-token policy, as in tiktoken: "all", or an array or Set of token names (OpenAI family only);
  * a bare name is refused (write [name]). */
@@ -66,7 +67,15 @@ export interface CreateTokenizerOptions {
   onProgress?: (progress: Progress) => void;
 }
 
-export type CountInput = string | Blob | ReadableStream<Uint8Array | string> | AsyncIterable<Uint8Array | string>;
+/** A string, UTF-8 bytes (a Uint8Array, Node's Buffer, an ArrayBuffer or a DataView), a Blob/File, or a
+ * stream of bytes or strings. Anything else raises InvalidInputError. */
+export type CountInput =
+  | string
+  | ArrayBuffer
+  | ArrayBufferView
+  | Blob
+  | ReadableStream<Uint8Array | string>
+  | AsyncIterable<Uint8Array | string>;
 
 export interface CountOptions extends EncodeOptions {
   /** Invalid UTF-8 in bytes: InputDecodeError (default "strict") or U+FFFD ("replace"). */
@@ -223,11 +232,12 @@ export interface Tokenizer {
   readonly model: string | undefined;
   readonly specialTokens: string[];
   encode(text: string, options?: EncodeOptions): Promise<Uint32Array>;
-  /** Tokens in a string, or in the UTF-8 bytes of a Blob/File, a ReadableStream or an async iterable
-   * (Uint8Array or string chunks). Long inputs are counted slice by slice through the core's token
-   * counter: bounded memory for Blobs and streams, other calls are answered between slices, and
-   * `signal` stops it. Invalid UTF-8 raises InputDecodeError naming the byte offset unless
-   * `errors: "replace"`. */
+  /** Tokens in a string, or in UTF-8 bytes: a Uint8Array (a Node Buffer, say), ArrayBuffer or
+   * DataView, a Blob/File, a ReadableStream or an async iterable (Uint8Array or string chunks). Long
+   * strings and all bytes are counted slice by slice through the core's token counter: bounded memory
+   * for Blobs and streams, other calls are answered between slices, and `signal` stops it. Invalid
+   * UTF-8 raises InputDecodeError naming the byte offset unless `errors: "replace"`. Any other input
+   * (an array, a number, null) raises InvalidInputError. */
   count(input: CountInput, options?: CountOptions): Promise<number>;
   /** The same as count(). */
   countTokens(input: CountInput, options?: CountOptions): Promise<number>;
@@ -303,6 +313,18 @@ export class TemplateError extends BytepairError {}
 export class ReservedLiteralError extends BytepairError {}
 /** A Python package the call needs is missing from the runtime (rebuild the bundle). */
 export class MissingDependencyError extends BytepairError {}
+
+/** The name of every error class above but BytepairError itself. */
+export type ErrorName =
+  | "InvalidInputError" | "InvalidTokenError" | "DisallowedSpecialTokenError" | "InputDecodeError"
+  | "UnknownEncodingError" | "UnknownModelError" | "UnknownTokenizerError" | "VocabFormatError"
+  | "UnsupportedTokenizerError" | "AssetError" | "IntegrityError" | "DisposedError" | "ClosedError"
+  | "WorkerError" | "AbortError" | "StateError" | "TemplateError" | "ReservedLiteralError" | "MissingDependencyError";
+/** Those names, in the order errors.mjs lists them. */
+export const ERROR_NAMES: readonly ErrorName[];
+/** An error as it crosses from the worker or Python ({ name, message, token }) as an instance of the
+ * class `name` names; any other name gives a BytepairError carrying that name. */
+export function errorFrom(error: { name?: string; message: string; token?: string | null }): BytepairError;
 
 /** Create a tokenizer; the runtime starts on the first call and is shared by every tokenizer of an assets URL. */
 export function createTokenizer(options?: CreateTokenizerOptions): Promise<Tokenizer>;

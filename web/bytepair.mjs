@@ -12,12 +12,17 @@
 // in-process. One runtime per assets URL serves every encoding and loads once, however many callers
 // ask at the same time. All assets come from `assetsUrl` (default: the directory of this module).
 
-import { AbortError, DisposedError, ClosedError, InvalidInputError, WorkerError, errorFrom } from "./errors.mjs";
+import { AbortError, AssetError, DisposedError, ClosedError, InvalidInputError, WorkerError, errorFrom } from "./errors.mjs";
 
 export * from "./errors.mjs";
 
 const IS_NODE = typeof process === "object" && typeof process.versions?.node === "string" && typeof window === "undefined";
 const DEFAULT_ASSETS = new URL("./", import.meta.url).href;
+
+/** import() of a Node built-in ("node:fs/promises"), called only under Node. The name is passed, not
+ * written in the import(), so that bundlers for the browser (esbuild, webpack, Vite) do not try to
+ * resolve it: they fail on node: specifiers otherwise. */
+const nodeModule = (name) => import(/* webpackIgnore: true */ /* @vite-ignore */ name);
 
 function disposedError(encoding) {
   return new DisposedError(`this ${encoding} tokenizer was disposed; create a new one with createTokenizer()`);
@@ -29,16 +34,21 @@ function abortError(signal) {
   return err;
 }
 
-/** The module worker, started from a same-origin blob: URL that imports the real worker module when
- * the bundle is served from another origin than the page (a docs site embedding the counter from a
- * CDN or another host): browsers refuse `new Worker(url)` across origins, CORS or not, but a module
- * worker may import a cross-origin module that is served with Access-Control-Allow-Origin. */
-function startWorker() {
-  const url = new URL("./worker.mjs", import.meta.url);
+/** The module worker. It comes from beside this module, unless the caller gave another assetsUrl:
+ * then from there (an app bundled with esbuild and the like is one file, and dist/ is copied
+ * elsewhere: worker.mjs is not beside the bundle). Started from a same-origin blob: URL that imports
+ * the real worker module when that is on another origin than the page (a docs site embedding the
+ * counter from a CDN or another host): browsers refuse `new Worker(url)` across origins, CORS or
+ * not, but a module worker may import a cross-origin module that is served with
+ * Access-Control-Allow-Origin. */
+function startWorker(assetsUrl) {
+  const own = assetsUrl === DEFAULT_ASSETS;
+  const url = own ? new URL("./worker.mjs", import.meta.url) : new URL("worker.mjs", assetsUrl);
   const sameOrigin = !globalThis.location || url.origin === globalThis.location.origin;
   try {
     // Written out in full so that bundlers (webpack, Vite) see the worker and emit it with its imports.
-    if (sameOrigin) return new Worker(new URL("./worker.mjs", import.meta.url), { type: "module", name: "bytepair" });
+    if (sameOrigin && own) return new Worker(new URL("./worker.mjs", import.meta.url), { type: "module", name: "bytepair" });
+    if (sameOrigin) return new Worker(url, { type: "module", name: "bytepair" });
     const source = `import ${JSON.stringify(url.href)};\n`;
     const blobUrl = URL.createObjectURL(new Blob([source], { type: "text/javascript" }));
     try {
@@ -57,7 +67,7 @@ function startWorker() {
 /** Runs requests in a module Web Worker. */
 class WorkerBackend {
   constructor(assetsUrl, first) {
-    this.worker = startWorker();
+    this.worker = startWorker(assetsUrl);
     this.pending = new Map();
     this.nextId = 0;
     this.listeners = new Set();
@@ -78,6 +88,14 @@ class WorkerBackend {
     };
     this.worker.onerror = (event) => {
       event.preventDefault?.();
+      if (event.message === undefined && assetsUrl !== DEFAULT_ASSETS) {
+        // Started from the caller's assetsUrl (see startWorker): most likely nothing is served there.
+        this.fail(new AssetError(
+          `cannot load ${new URL("worker.mjs", assetsUrl)}: pass assetsUrl where bytepair's dist/ is served ` +
+            "(with Access-Control-Allow-Origin if on another origin than the page)",
+        ));
+        return;
+      }
       const detail = event.message ??
         "worker.mjs did not load: check where the bundle is served, its Access-Control-Allow-Origin header (if on " +
           "another origin), and that the page's Content-Security-Policy allows worker-src 'self' (blob: if on another origin)";
@@ -168,10 +186,41 @@ function invalidInput(message) {
   return new InvalidInputError(message);
 }
 
+function typeName(value) {
+  return value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
+}
+
+// The option names each call takes (bytepair.d.ts's option types).
+const CREATE_OPTIONS = ["encoding", "model", "tokenizer", "tokenizerJson", "name", "tokenizerConfig", "assetsUrl", "onProgress"];
+const LIST_OPTIONS = ["assetsUrl"];
+const CALL_OPTIONS = ["signal"];
+const ENCODE_OPTIONS = [...CALL_OPTIONS, "allowedSpecial", "disallowedSpecial"];
+const COUNT_OPTIONS = [...ENCODE_OPTIONS, "errors"];
+const INSPECT_OPTIONS = [...ENCODE_OPTIONS, "maxTokens"];
+const DECODE_OPTIONS = [...CALL_OPTIONS, "errors"];
+const CHAT_OPTIONS = [
+  ...CALL_OPTIONS, "model", "tools", "addGenerationPrompt", "specialText", "chatTemplate", "continueFinalMessage", "documents", "variables",
+];
+const TEMPLATE_OPTIONS = [...CHAT_OPTIONS, "returnAssistantMask", "returnText"];
+const ANALYZE_OPTIONS = [...CALL_OPTIONS, "compareWith", "corpus", "limit", "onProgress"];
+const TRAIN_OPTIONS = ["vocabSize", "pattern", "specialTokens", "minFrequency", "onProgress", "signal", "name", "assetsUrl"];
+
+/** Refuse option names that `call` does not take: a misspelt one ("encodng", "allowSpecial") would
+ * otherwise be ignored without a word, and the call would quietly use the default. */
+function checkOptionNames(options, known, call) {
+  const unknown = Object.keys(options).filter((key) => !known.includes(key));
+  if (unknown.length) {
+    throw invalidInput(
+      `${call} has no option${unknown.length > 1 ? "s" : ""} ${unknown.map((k) => JSON.stringify(k)).join(", ")}; ` +
+        `its options are ${known.join(", ")}`,
+    );
+  }
+}
+
 /** A local path (Node) or the page's URL: what a relative tokenizerJson URL is resolved against. */
 async function baseUrl() {
   if (globalThis.location?.href) return globalThis.location.href;
-  if (IS_NODE) return (await import("node:url")).pathToFileURL(process.cwd() + "/").href;
+  if (IS_NODE) return (await nodeModule("node:url")).pathToFileURL(process.cwd() + "/").href;
   return DEFAULT_ASSETS;
 }
 
@@ -193,7 +242,7 @@ async function readTokenizerJson(value) {
     const parts = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);
     const name = (parts.at(-1) === "tokenizer.json" && parts.length > 1 ? parts.at(-2) : parts.at(-1)) || "tokenizer.json";
     if (url.protocol === "file:") {
-      const { readFile } = await import("node:fs/promises");
+      const { readFile } = await nodeModule("node:fs/promises");
       try {
         return { data: new Uint8Array(await readFile(url)), name };
       } catch (err) {
@@ -239,7 +288,6 @@ function jsonText(value, what) {
 
 /** What to open: exactly one of encoding, model, tokenizer and tokenizerJson (default: o200k_base). */
 async function openRequest(options) {
-  if (options === null || typeof options !== "object") throw invalidInput(`createTokenizer takes an options object, not ${options === null ? "null" : typeof options}`);
   for (const key of ["encoding", "model", "name"]) {
     if (options[key] !== undefined && typeof options[key] !== "string") {
       throw invalidInput(`${key} must be a name (a string), not ${options[key] === null ? "null" : typeof options[key]}`);
@@ -269,6 +317,8 @@ async function openRequest(options) {
 /** Create a tokenizer. Options: encoding (default "o200k_base"), model, tokenizer (a name from
  * listTokenizers()) or tokenizerJson (URL, text, object, File/Blob); assetsUrl, onProgress. */
 export async function createTokenizer(options = {}) {
+  if (options === null || typeof options !== "object") throw invalidInput(`createTokenizer takes an options object, not ${typeName(options)}`);
+  checkOptionNames(options, CREATE_OPTIONS, "createTokenizer");
   const { onProgress } = options;
   const assetsUrl = normaliseAssets(options.assetsUrl);
   const { request, first, transfer } = await openRequest(options);
@@ -287,13 +337,15 @@ export async function createTokenizer(options = {}) {
   }
 }
 
-async function readManifest(options) {
+async function readManifest(options, call) {
+  if (options === null || typeof options !== "object") throw invalidInput(`${call} takes an options object, not ${typeName(options)}`);
+  checkOptionNames(options, LIST_OPTIONS, call);
   const assetsUrl = normaliseAssets(options.assetsUrl);
   const url = new URL("manifest.json", assetsUrl);
   let text;
   try {
     if (url.protocol === "file:") {
-      const { readFile } = await import("node:fs/promises");
+      const { readFile } = await nodeModule("node:fs/promises");
       text = await readFile(url, "utf8");
     } else {
       const response = await fetch(url);
@@ -308,13 +360,13 @@ async function readManifest(options) {
 
 /** Names of the bundled encodings (reads the manifest only; no runtime is started). */
 export async function listEncodings(options = {}) {
-  return Object.keys((await readManifest(options)).encodings);
+  return Object.keys((await readManifest(options, "listEncodings")).encodings);
 }
 
 /** Names of the open-model tokenizers prepared at build time, for createTokenizer({ tokenizer })
  * (reads the manifest only; each one's tokenizer.json is fetched only when it is opened). */
 export async function listTokenizers(options = {}) {
-  return Object.keys((await readManifest(options)).tokenizers ?? {});
+  return Object.keys((await readManifest(options, "listTokenizers")).tokenizers ?? {});
 }
 
 /** A stream decoder's runtime handle, apart from the decoder object, so that it can still be
@@ -407,8 +459,9 @@ function specialOption(value, option) {
   return value; // anything else: the runtime says what it wanted
 }
 
-function policy(options) {
+function policy(options, known, call) {
   if (options === null || typeof options !== "object") throw invalidInput(`options must be an object, not ${options === null ? "null" : typeof options}`);
+  checkOptionNames(options, known, call);
   return {
     allowedSpecial: specialOption(options.allowedSpecial, "allowedSpecial"),
     disallowedSpecial: specialOption(options.disallowedSpecial, "disallowedSpecial"),
@@ -426,9 +479,17 @@ function* stringSlices(text) {
   }
 }
 
-/** Bytes of a Blob, ReadableStream or async iterable, in new Uint8Arrays of about SLICE_BYTES (ours to
- * transfer); string chunks pass through. Null for anything else. */
+/** Bytes of bytes (an ArrayBuffer or a view of one: Uint8Array, Node's Buffer, DataView), a Blob, a
+ * ReadableStream or an async iterable, in new Uint8Arrays of about SLICE_BYTES (ours to transfer);
+ * string chunks pass through. Null for anything else. */
 function byteSlices(input) {
+  if (input instanceof ArrayBuffer || ArrayBuffer.isView(input)) {
+    // A plain Uint8Array over the same memory: Buffer's own slice() would not copy.
+    const bytes = input instanceof ArrayBuffer ? new Uint8Array(input) : new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
+    return (function* () {
+      for (let at = 0; at < bytes.length; at += SLICE_BYTES) yield bytes.slice(at, at + SLICE_BYTES);
+    })();
+  }
   if (typeof Blob !== "undefined" && input instanceof Blob) {
     return (async function* () {
       for (let at = 0; at < input.size; at += SLICE_BYTES) {
@@ -522,18 +583,24 @@ class Tokenizer {
   }
 
   async encode(text, options = {}) {
-    return this.call("encode", { text, ...policy(options) }, { signal: signalOf(options) });
+    return this.call("encode", { text, ...policy(options, ENCODE_OPTIONS, "encode") }, { signal: signalOf(options) });
   }
 
-  /** Tokens in a string, a Blob/File or a ReadableStream (or async iterable) of bytes or strings.
-   * Long inputs are counted slice by slice (bounded memory for streams and Blobs; other calls run
-   * between the slices; `signal` stops it). */
+  /** Tokens in a string, UTF-8 bytes (Uint8Array, Buffer, ArrayBuffer, DataView), a Blob/File or a
+   * ReadableStream (or async iterable) of bytes or strings. Long inputs and all bytes are counted
+   * slice by slice (bounded memory for streams and Blobs; other calls run between the slices;
+   * `signal` stops it); bytes that are not UTF-8 are refused as in a Blob. */
   async count(input, options = {}) {
     const signal = signalOf(options);
-    const special = policy(options);
+    const special = policy(options, COUNT_OPTIONS, "count");
     if (typeof input === "string" && input.length <= SLICE_CHARS) return this.call("count", { text: input, ...special }, { signal });
     const pieces = typeof input === "string" ? stringSlices(input) : byteSlices(input);
-    if (!pieces) return this.call("count", { text: input, ...special }, { signal }); // the runtime names the bad type
+    if (!pieces) {
+      throw invalidInput(
+        "count takes a string, bytes (a Uint8Array, Buffer, ArrayBuffer or DataView), a Blob/File, a ReadableStream " +
+          `or an async iterable of bytes or strings, not ${typeName(input)}`,
+      );
+    }
     if (options.errors !== undefined && options.errors !== "strict" && options.errors !== "replace") {
       return Promise.reject(invalidInput(`errors must be "strict" or "replace", not ${JSON.stringify(options.errors)}`));
     }
@@ -560,19 +627,22 @@ class Tokenizer {
   }
 
   async isWithinTokenLimit(text, limit, options = {}) {
-    return this.call("isWithinTokenLimit", { text, limit, ...policy(options) }, { signal: signalOf(options) });
+    return this.call("isWithinTokenLimit", { text, limit, ...policy(options, ENCODE_OPTIONS, "isWithinTokenLimit") }, { signal: signalOf(options) });
   }
 
   async encodeWithOffsets(text, options = {}) {
-    return this.call("encodeWithOffsets", { text, ...policy(options) }, { signal: signalOf(options) });
+    return this.call("encodeWithOffsets", { text, ...policy(options, ENCODE_OPTIONS, "encodeWithOffsets") }, { signal: signalOf(options) });
   }
 
   /** Everything a token viewer needs after an edit, in one round trip (see bytepair.d.ts). */
   async inspect(text, options = {}) {
-    return this.call("inspect", { text, maxTokens: options.maxTokens, ...policy(options) }, { signal: signalOf(options) });
+    const special = policy(options, INSPECT_OPTIONS, "inspect");
+    return this.call("inspect", { text, maxTokens: options.maxTokens, ...special }, { signal: signalOf(options) });
   }
 
   async decode(ids, options = {}) {
+    if (options === null || typeof options !== "object") throw invalidInput(`options must be an object, not ${typeName(options)}`);
+    checkOptionNames(options, DECODE_OPTIONS, "decode");
     return this.call("decode", { ids, errors: options.errors }, { signal: signalOf(options) });
   }
 
@@ -583,6 +653,8 @@ class Tokenizer {
   /** Text as it is decoded from an (async) iterable of ids or of id arrays, for `for await`: each
    * step yields what is complete (a character split between tokens waits for its last byte). */
   async *decodeStream(ids, options = {}) {
+    if (options === null || typeof options !== "object") throw invalidInput(`options must be an object, not ${typeName(options)}`);
+    checkOptionNames(options, CALL_OPTIONS, "decodeStream");
     const signal = signalOf(options);
     if (ids === null || typeof ids !== "object" || !(Symbol.asyncIterator in ids || Symbol.iterator in ids)) {
       throw invalidInput(`decodeStream takes an iterable or async iterable of ids, not ${ids === null ? "null" : typeof ids}`);
@@ -609,10 +681,11 @@ class Tokenizer {
 
   /** One chat request: messages and options cross as JSON text (the OpenAI family's model defaults to
    * the one this tokenizer was created with). */
-  chatCall(op, messages, options) {
+  chatCall(op, messages, options, call, known = CHAT_OPTIONS) {
     if (options === null || typeof options !== "object") return Promise.reject(invalidInput(`options must be an object, not ${options === null ? "null" : typeof options}`));
     let signal, args;
     try {
+      checkOptionNames(options, known, call);
       signal = signalOf(options);
       const { signal: _, ...rest } = options;
       if (this.info.family !== "tokenizer.json" && rest.model === undefined && this.model !== undefined) rest.model = this.model;
@@ -629,12 +702,12 @@ class Tokenizer {
   /** Prompt tokens of a chat: OpenAI's documented count for the model (see bytepair.d.ts), or the
    * length of applyChatTemplate's ids for a tokenizer.json. */
   async countChat(messages, options = {}) {
-    return this.chatCall("countChat", messages, options);
+    return this.chatCall("countChat", messages, options, "countChat");
   }
 
   /** The ids of a chat: the chat template's (tokenizer.json), or gpt-oss's harmony format. */
   async encodeChat(messages, options = {}) {
-    return (await this.chatCall("encodeChat", messages, options)).ids;
+    return (await this.chatCall("encodeChat", messages, options, "encodeChat")).ids;
   }
 
   /** A tokenizer.json's chat template applied: { ids, assistantMask?, text? } (see bytepair.d.ts). */
@@ -645,7 +718,7 @@ class Tokenizer {
         message: `the ${this.encoding} encoding has no chat template: use countChat (or encodeChat for gpt-oss) with a model`,
       });
     }
-    return this.chatCall("encodeChat", messages, options);
+    return this.chatCall("encodeChat", messages, options, "applyChatTemplate", TEMPLATE_OPTIONS);
   }
 
   /** bytepair.analysis.analyze on this tokenizer and `compareWith` (see bytepair.d.ts): the report
@@ -654,6 +727,7 @@ class Tokenizer {
    * and other calls are answered between the parts. */
   async analyze(options = {}) {
     if (options === null || typeof options !== "object") throw invalidInput(`analyze takes an options object, not ${options === null ? "null" : typeof options}`);
+    checkOptionNames(options, ANALYZE_OPTIONS, "analyze");
     const signal = signalOf(options);
     const others = options.compareWith === undefined ? [] : [options.compareWith].flat();
     for (const other of others) {
@@ -809,6 +883,7 @@ async function* trainingBatches(texts) {
 
 function trainOptions(options) {
   if (options === null || typeof options !== "object") throw invalidInput(`train options must be an object, not ${options === null ? "null" : typeof options}`);
+  checkOptionNames(options, TRAIN_OPTIONS, "train");
   const { vocabSize, pattern, specialTokens, minFrequency, onProgress, name } = options;
   if (!Number.isInteger(vocabSize) || vocabSize < 1) throw invalidInput(`vocabSize must be a positive whole number (e.g. 8000), not ${vocabSize}`);
   if (pattern !== undefined && (typeof pattern !== "string" || !pattern)) throw invalidInput("pattern must be an encoding name (\"o200k_base\", \"gpt2\", ...) or a regex string");

@@ -27,6 +27,12 @@ import { encodeSnapshot, restoreInto, snapshotHeader, storedLength, xxh32 } from
 
 const DATA_DIR = "/bytepair-data";
 
+/** import() of a Node built-in ("node:fs/promises"), called only under Node. The name is passed, not
+ * written in the import(), so that bundlers for the browser (esbuild, webpack, Vite) do not try to
+ * resolve it: they fail on node: specifiers otherwise. (bytepair.mjs has the same one-liner: the
+ * page's thread never loads this module.) */
+const nodeModule = (name) => import(/* webpackIgnore: true */ /* @vite-ignore */ name);
+
 /** An error of the class `name` names (see errors.mjs). */
 function bpError(name, message, token = undefined) {
   return errorFrom({ name, message, token });
@@ -37,7 +43,7 @@ function hex(buffer) {
 }
 
 async function sha256(bytes) {
-  const subtle = globalThis.crypto?.subtle ?? (await import("node:crypto")).webcrypto.subtle;
+  const subtle = globalThis.crypto?.subtle ?? (await nodeModule("node:crypto")).webcrypto.subtle;
   return hex(await subtle.digest("SHA-256", bytes));
 }
 
@@ -58,8 +64,8 @@ class AssetReader {
   async read(path, onBytes = () => {}, keep = null) {
     const url = this.url(path);
     if (url.startsWith("file:")) {
-      const { readFile } = await import("node:fs/promises");
-      const { fileURLToPath } = await import("node:url");
+      const { readFile } = await nodeModule("node:fs/promises");
+      const { fileURLToPath } = await nodeModule("node:url");
       let bytes;
       try {
         bytes = new Uint8Array(await readFile(fileURLToPath(url)));
@@ -414,10 +420,10 @@ export class Runtime {
       if (!head) throw bpError("AssetError", "the memory snapshot is not in bytepair's format; rebuild with `make bundle`");
       loader.report("compiling");
       const options = {
-        indexURL: IS_NODE ? (await import("node:url")).fileURLToPath(indexURL) + "/" : indexURL,
+        indexURL: IS_NODE ? (await nodeModule("node:url")).fileURLToPath(indexURL) + "/" : indexURL,
         lockFileContents: JSON.stringify(manifest.lock), // lists the bundle's own wheels only: never a CDN
         // The lock's file names are relative to the assets (loadPackages checks each file first).
-        packageBaseUrl: IS_NODE && reader.base.startsWith("file:") ? (await import("node:url")).fileURLToPath(reader.base) : reader.base,
+        packageBaseUrl: IS_NODE && reader.base.startsWith("file:") ? (await nodeModule("node:url")).fileURLToPath(reader.base) : reader.base,
         _loadSnapshot: head.header,
         _makeSnapshot: makeSnapshots,
         fsInit: async () => loader.report("starting"), // the wasm module is compiled by now

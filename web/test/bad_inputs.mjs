@@ -21,7 +21,8 @@ export const BAD_INPUTS = [
   ["encode(undefined)", ({ tok }) => tok.encode(undefined), "InvalidInputError", "must be a str"],
   ["encode(null)", ({ tok }) => tok.encode(null), "InvalidInputError", "must be a str"],
   ["encode({})", ({ tok }) => tok.encode({}), "InvalidInputError", "must be a str"],
-  ["count(['a'])", ({ tok }) => tok.count(["a"]), "InvalidInputError", "must be a str"],
+  ["count(['a'])", ({ tok }) => tok.count(["a"]), "InvalidInputError", "count takes a string, bytes (a Uint8Array"],
+  ["count(null)", ({ tok }) => tok.count(null), "InvalidInputError", "a Blob/File, a ReadableStream or an async iterable of bytes or strings, not null"],
   ["isWithinTokenLimit(7, 3)", ({ tok }) => tok.isWithinTokenLimit(7, 3), "InvalidInputError", "must be a str"],
   ["encodeWithOffsets(true)", ({ tok }) => tok.encodeWithOffsets(true), "InvalidInputError", "must be a str"],
   ["inspect(1.5)", ({ tok }) => tok.inspect(1.5), "InvalidInputError", "must be a str"],
@@ -54,9 +55,12 @@ export const BAD_INPUTS = [
   ["encode('x', { allowedSpecial: '<|endoftext|>' })", ({ tok }) => tok.encode("x", { allowedSpecial: "<|endoftext|>" }), "InvalidInputError", "for one token write"],
   ["count('x', { signal: 'stop' })", ({ tok }) => tok.count("x", { signal: "stop" }), "InvalidInputError", "signal must be an AbortSignal"],
   ["count('x', null)", ({ tok }) => tok.count("x", null), "InvalidInputError", "options must be an object"],
+  ["encode('x', { allowSpecial: 'all' })", ({ tok }) => tok.encode("x", { allowSpecial: "all" }), "InvalidInputError", 'encode has no option "allowSpecial"'],
+  ["createTokenizer({ encodng })", ({ bp }) => bp.createTokenizer({ encodng: "cl100k_base" }), "InvalidInputError", 'createTokenizer has no option "encodng"'],
   ["count(Blob, { errors: 'bogus' })", ({ tok }) => tok.count(new Blob(["x"]), { errors: "bogus" }), "InvalidInputError", "errors must be"],
   // Streams and Blobs: bytes that are not UTF-8, chunks that are not bytes.
   ["count(Blob invalid UTF-8)", ({ tok }) => tok.count(new Blob([new Uint8Array([0x61, 0xff])])), "InputDecodeError", "invalid UTF-8 at byte 1"],
+  ["count(Uint8Array invalid UTF-8)", ({ tok }) => tok.count(new Uint8Array([0x61, 0xff])), "InputDecodeError", "invalid UTF-8 at byte 1"],
   ["count(stream of numbers)", ({ tok }) => tok.count((async function* () { yield 5; })()), "InvalidInputError", "Uint8Array or string chunks"],
   ["decodeStream(5)", async ({ tok }) => { for await (const _ of tok.decodeStream(5)); }, "InvalidInputError", "iterable"],
   // Aborted calls: before and during.
