@@ -64,7 +64,7 @@ def test_encode_and_decode_bridge() -> None:
 @pytest.mark.parametrize(
     ("op", "args", "name", "fragment", "token"),
     [
-        ("encode", ("o200k_base", "x <|endoftext|>"), "DisallowedSpecialTokenError", "allowed_special", "<|endoftext|>"),
+        ("encode", ("o200k_base", "x <|endoftext|>"), "DisallowedSpecialTokenError", "allowedSpecial: [\"<|endoftext|>\"]", "<|endoftext|>"),
         ("decode", ("o200k_base", [1, -2]), "InvalidTokenError", "-2 at position 1", None),
         ("decode", ("o200k_base", [1], "", "bogus"), "InvalidInputError", "errors must be one of", None),
         ("encode", ("o200k_base", "x", 42), "InvalidInputError", "allowedSpecial must be", None),

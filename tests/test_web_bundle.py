@@ -187,7 +187,7 @@ def test_hundred_concurrent_calls(web) -> None:
 @pytest.mark.parametrize(
     ("script", "name", "fragment"),
     [
-        ("async () => (await tok('o200k_base')).encode('<|endoftext|>')", "DisallowedSpecialTokenError", "allowed_special"),
+        ("async () => (await tok('o200k_base')).encode('<|endoftext|>')", "DisallowedSpecialTokenError", "allowedSpecial"),
         ("async () => (await tok('o200k_base')).decode([-1])", "InvalidTokenError", "not a token id"),
         ("async () => (await tok('o200k_base')).decode([1.5])", "InvalidTokenError", "integers"),
         ("async () => (await tok('o200k_base')).decode([2 ** 40])", "InvalidTokenError", "not a token id"),

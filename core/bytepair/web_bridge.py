@@ -60,6 +60,7 @@ from .decode import StreamDecoder
 from .encoding import Encoding
 from .engine import Engine
 from .errors import (
+    DisallowedSpecialTokenError,
     InvalidInputError,
     InvalidTokenError,
     TrainingError,
@@ -302,7 +303,37 @@ def error_info(exc: BaseException) -> dict[str, Any]:
     """
     token = getattr(exc, "token", None)
     message = exc.args[0] if isinstance(exc, KeyError) and len(exc.args) == 1 else str(exc)
-    return {"name": type(exc).__name__, "message": str(message), "token": token if isinstance(token, str) else None}
+    if isinstance(exc, DisallowedSpecialTokenError):  # tiktoken's words name tiktoken's arguments
+        message = (
+            f"the text contains the special token {exc.token!r}, which this call does not allow: pass "
+            f"allowedSpecial: [{json.dumps(exc.token)}] (or \"all\") to encode it as its id, or disallowedSpecial: [] "
+            "to encode it as ordinary text"
+        )
+    return {"name": type(exc).__name__, "message": _js_words(str(message)), "token": token if isinstance(token, str) else None}
+
+
+_JS_OPTION = re.compile(r"\b(special_text|errors|vocab_size|min_frequency|allowed_special|disallowed_special)(=|\b)('[^']*')?")
+_JS_NAMES = {"special_text": "specialText", "errors": "errors", "vocab_size": "vocabSize", "min_frequency": "minFrequency",
+             "allowed_special": "allowedSpecial", "disallowed_special": "disallowedSpecial"}
+
+
+def _js_words(message: str) -> str:
+    """A message's advice in the JavaScript API's words: ``special_text='escape'`` is
+    ``specialText: "escape"``, ``vocab_size`` is ``vocabSize`` (the options that messages name);
+    the command line's spelling is dropped.
+
+    >>> _js_words("pass special_text='escape', or errors='replace' (command line: --errors replace); vocab_size >= 256")
+    'pass specialText: "escape", or errors: "replace"; vocabSize >= 256'
+    """
+    message = message.replace(" (command line: --errors replace)", "")
+
+    def js(match: re.Match[str]) -> str:
+        name, value = _JS_NAMES[match.group(1)], match.group(3)
+        if match.group(2) != "=":
+            return name + (value or "")
+        return f"{name}: " + (json.dumps(value[1:-1]) if value else "")
+
+    return _JS_OPTION.sub(js, message)
 
 
 def dispatch(op: str, *args: Any) -> dict[str, Any]:

@@ -72,10 +72,10 @@ export const BAD_INPUTS = [
     return call;
   }, "AbortError", "aborted"],
   // Special tokens the call did not allow.
-  ["encode('<|endoftext|>')", ({ tok }) => tok.encode("a <|endoftext|>"), "DisallowedSpecialTokenError", "allowed_special"],
-  ["count('<|endoftext|>')", ({ tok }) => tok.count("<|endoftext|>"), "DisallowedSpecialTokenError", "disallowed special token '<|endoftext|>'"],
+  ["encode('<|endoftext|>')", ({ tok }) => tok.encode("a <|endoftext|>"), "DisallowedSpecialTokenError", "allowedSpecial"],
+  ["count('<|endoftext|>')", ({ tok }) => tok.count("<|endoftext|>"), "DisallowedSpecialTokenError", "the special token '<|endoftext|>'"],
   ["inspect('<|endofprompt|>')", ({ tok }) => tok.inspect("<|endofprompt|>", { allowedSpecial: ["<|endoftext|>"] }), "DisallowedSpecialTokenError", "'<|endofprompt|>'"],
-  ["encodeWithOffsets('<|endoftext|>')", ({ tok }) => tok.encodeWithOffsets("<|endoftext|>"), "DisallowedSpecialTokenError", "allowed_special"],
+  ["encodeWithOffsets('<|endoftext|>')", ({ tok }) => tok.encodeWithOffsets("<|endoftext|>"), "DisallowedSpecialTokenError", "disallowedSpecial: []"],
   // Unknown encodings and models.
   ["createTokenizer({ encoding: 'o300k' })", ({ bp }) => bp.createTokenizer({ encoding: "o300k" }), "UnknownEncodingError", "known encodings: gpt2"],
   ["createTokenizer({ encoding: 42 })", ({ bp }) => bp.createTokenizer({ encoding: 42 }), "InvalidInputError", "encoding must be a name"],
