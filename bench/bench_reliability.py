@@ -111,6 +111,10 @@ def _cjk_chunk(rng: random.Random) -> str:
     return "".join(rng.choice(CJK) for _ in range(rng.randint(5, 40))) + rng.choice(CJK_PUNCT)
 
 
+def _digits_chunk(rng: random.Random) -> str:
+    return "".join(rng.choices("0123456789", k=4096))
+
+
 def inputs(scale: float) -> dict[str, Path]:
     """Generate (once per size) and return the input files by label."""
     CACHE.mkdir(parents=True, exist_ok=True)
@@ -119,6 +123,9 @@ def inputs(scale: float) -> dict[str, Path]:
         "minified JSON, one line": ("json", 17, _json_record, "", "["),
         "base64, one line": ("b64", 17, _base64_chunk, "", ""),
         "CJK, no spaces": ("cjk", 17, _cjk_chunk, "", ""),
+        # No cut point at all for the streaming cutter (its rules need a letter): its search for one
+        # must stay near the end of what has come, or counting slows down as the line grows.
+        "digits, one line": ("digits", 17, _digits_chunk, "", ""),
     }
     files = {}
     for label, (stem, megabytes, make, sep, head) in specs.items():
@@ -340,8 +347,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"Written by {command} ({started}; {machine()}).",
         f"Medians of {repeats} runs, each in a fresh process; encoding {ENCODING}. Inputs are generated",
         "deterministically into `build/cache/reliability/`: a CSV with CRLF line ends (ids, quoted names,",
-        "numbers, dates, quoted free text), minified JSON on one line, base64 on one line, and CJK text",
-        "without spaces or newlines. MB = 10⁶ bytes. The CPUs are shared with other jobs, so seconds are",
+        "numbers, dates, quoted free text), minified JSON on one line, base64 on one line, CJK text",
+        "without spaces or newlines, and random digits on one line. MB = 10⁶ bytes. The CPUs are shared with other jobs, so seconds are",
         "noisy between tables (each table runs at another time); compare within a row.",
         "",
         "### Peak memory of `bytepair count FILE` (the CLI, `python -m bytepair`)",

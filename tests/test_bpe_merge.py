@@ -93,6 +93,26 @@ def test_cache_is_bounded() -> None:
     assert cache["hello"] == (RANKS[b"hello"],)
 
 
+def test_cache_is_bounded_by_size_too() -> None:
+    """Long pieces with many ids (CJK runs) fill memory long before the entry bound: the cache is
+    emptied once its entries' estimated size passes ``max_bytes``, both one by one and by prefetch."""
+    from bytepair.piece_cache import entry_bytes
+
+    cache = PieceCache(RankModel(RANKS, TOKEN_BYTES), max_bytes=20_000)
+    pieces = ["".join(chr(0x4E00 + (i * 7 + j) % 3000) for j in range(30)) for i in range(400)]
+    for piece in pieces:
+        cache[piece]
+        assert cache.bytes == sum(entry_bytes(p, ids) for p, ids in cache.items()) <= 20_000
+    assert 0 < len(cache) < 400
+    kept = [p for p in pieces if p in cache]
+    # Prefetch (a few distinct bytes in many new pieces: merged together) adds a block's new pieces
+    # at once, emptying the cache first when they would pass the bound.
+    cache.prefetch([f"{i % 7}{i}" for i in range(3000)])
+    assert cache.bytes == sum(entry_bytes(p, ids) for p, ids in cache.items()) and "66" in cache and len(cache) == 3000
+    assert not any(p in cache for p in kept)
+    assert [i for p in pieces[:50] for i in cache[p]] == ENC.encode_ordinary("".join(pieces[:50]))
+
+
 def test_heap_merge_with_a_two_byte_token_of_rank_zero() -> None:
     """The heap's start-up reads two-byte ranks from a table once one is built: rank 0 must count
     as a rank, before the table and after it."""

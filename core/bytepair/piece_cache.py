@@ -18,9 +18,23 @@ __all__ = ["PackedPieceCache", "PieceCache"]
 
 DEFAULT_MAX_ENTRIES = 1 << 18
 # Why this many: the 14 corpus files of bench/corpus (8.3 MB, 14 languages and code) hold ~138,000
-# distinct short pieces (~24 MB of entries, ~175 bytes each). At 1 << 16 a stream of them emptied the
+# distinct short pieces (~22 MB of entries, ~160 bytes each). At 1 << 16 a stream of them emptied the
 # cache over and over, and a second pass cost as much as the first (3.8x tiktoken's time); at 1 << 18
-# it costs 0.83x. The bound (about 45 MB at most) still keeps memory from growing with the input.
+# it costs 0.83x.
+DEFAULT_MAX_BYTES = 48 << 20
+"""And a bound on the entries' size (``entry_bytes``): CJK text makes pieces of 20-40 characters and
+as many ids, ~490 bytes an entry, so 1 << 18 of them took 128 MB (a count of 17 MB of CJK peaked at
+187 MB, against 94 MB when the cache held 1 << 16). Twice the corpus's entries fit in this."""
+
+
+def entry_bytes(piece: str, ids: tuple[int, ...]) -> int:
+    """About the memory a cache entry holds: the key, the tuple and the dict's slot (within 2% of
+    ``sys.getsizeof`` summed over the corpus's pieces; a CJK character counts 2 bytes there, 4 here).
+
+    >>> entry_bytes("hello", (15339,))
+    128
+    """
+    return 100 + 4 * len(piece) + 8 * len(ids)
 
 
 _BATCH_MIN_PIECES = 64
@@ -37,10 +51,13 @@ class PieceCache(dict[str, tuple[int, ...]]):
     whole (its merge is O(n log n)).
     """
 
-    def __init__(self, model: Any, max_entries: int = DEFAULT_MAX_ENTRIES) -> None:
+    def __init__(self, model: Any, max_entries: int = DEFAULT_MAX_ENTRIES, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         super().__init__()
         self.model = model
         self.max_entries = max_entries
+        self.max_bytes = max_bytes
+        self.bytes = 0
+        """The entries' size so far, by ``entry_bytes``: past ``max_bytes`` the cache is emptied."""
         self._encode = model.encode_piece
         self._clear_memos = getattr(model, "clear_memos", None)
         make_long = getattr(model, "long_piece_encoder", None)
@@ -72,14 +89,17 @@ class PieceCache(dict[str, tuple[int, ...]]):
         ids = self._long.encode_many(new)
         if ids is None:
             return
-        if len(self) + len(new) > self.max_entries:
+        size = sum(map(entry_bytes, new, ids))
+        if len(self) + len(new) > self.max_entries or self.bytes + size > self.max_bytes:
             self.clear()
         self.update(zip(new, ids))
+        self.bytes += size
 
     def clear(self) -> None:
         """Empty the cache, and with it the long-piece encoder's caches of seams and stitched chunks
         and what the model remembers of pieces (``clear_memos``, where it offers one)."""
         super().clear()
+        self.bytes = 0
         if self._long is not None:
             self._long.clear()
         if self._clear_memos is not None:
@@ -89,9 +109,11 @@ class PieceCache(dict[str, tuple[int, ...]]):
         if len(piece) > LONG_PIECE_CHARS:
             return self._long.encode(piece) if self._long is not None else self._encode(piece)
         ids = self._encode(piece)
-        if len(self) >= self.max_entries:
+        size = entry_bytes(piece, ids)
+        if len(self) >= self.max_entries or self.bytes + size > self.max_bytes:
             self.clear()
         self[piece] = ids
+        self.bytes += size
         return ids
 
 
