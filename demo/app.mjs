@@ -179,9 +179,10 @@ function showCrNote(count) {
 }
 
 // ---------------------------------------------------------------- tokenizers and progress
-/** A picker value as people read it: "Llama 3", "o200k_base", or an opened file's name. */
+/** A picker value as people read it: "Llama 3", "o200k_base", or an opened file's name (OpenAI's
+ * "gpt2" stays "gpt2": "GPT-2" is the prepared tokenizer.json, "hf:gpt2"). */
 function label(name) {
-  return opened.get(name) ?? LABELS[preparedName(name)] ?? name;
+  return opened.get(name) ?? (isTokenizerJson(name) ? LABELS[preparedName(name)] : undefined) ?? name;
 }
 
 /** The prepared tokenizer a picker value stands for (see `prepared`). */
@@ -1211,6 +1212,19 @@ async function main() {
     els.model.value = state.model;
     if (!(await applyModel(state.model))) note("state", `The link's model “${els.model.value}” is unknown; ${state.encoding} is used.`);
   }
+  // A link opened in this tab (its hash edited, or followed from another page of the site): its
+  // settings as a fresh load would read them (what it leaves out at the defaults; the text kept if
+  // it holds none). The page's own link updates (replaceState) fire no hashchange.
+  window.addEventListener("hashchange", async () => {
+    Object.assign(state, { encoding: DEFAULT_ENCODING, compare: "", model: "", special: "error" });
+    await loadState([...encodings, ...prepared]);
+    applyStateToControls();
+    selectView(state.view);
+    els.model.value = state.model;
+    if (state.model && !(await applyModel(state.model))) note("state", `The link's model “${els.model.value}” is unknown; ${state.encoding} is used.`);
+    state.shown = PAGE_TOKENS;
+    update();
+  });
 
   onEdit = () => {
     touched = true;

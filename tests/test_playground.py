@@ -72,6 +72,8 @@ def test_labelled_controls_exist(app) -> None:
     options = app.get_by_label("Tokenizer", exact=True).evaluate("el => [...el.options].map(o => o.value)")
     # GPT-2's tokenizer.json is "hf:gpt2": "gpt2" is OpenAI's encoding of that name.
     assert options == [*bytepair.list_encoding_names(), *(f"hf:{n}" if n == "gpt2" else n for n in PREPARED)]
+    texts = app.get_by_label("Tokenizer", exact=True).evaluate("el => Object.fromEntries([...el.options].map(o => [o.value, o.text]))")
+    assert (texts["gpt2"], texts["hf:gpt2"], texts["llama3"]) == ("gpt2", "GPT-2", "Llama 3")  # two GPT-2s told apart
 
 
 def test_typing_updates_the_count(app) -> None:
@@ -465,6 +467,11 @@ def test_link_restores_a_prepared_tokenizer(browser, site_server) -> None:
     wait_count(page, hf_count("gpt2", "hello world"))
     assert page.get_by_label("Tokenizer", exact=True).input_value() == "hf:gpt2"
     assert page.text_content("#compare-a-label") == "GPT-2"
+    # A link opened in the same tab: its settings and text, without a reload.
+    page.evaluate("() => { location.hash = '#e=cl100k_base&t=SGkgdGhlcmUsIGZyaWVuZHM'; }")  # "Hi there, friends"
+    wait_count(page, CL100K.count("Hi there, friends"))
+    assert page.get_by_label("Tokenizer", exact=True).input_value() == "cl100k_base"
+    assert page.get_by_label("Compare with", exact=True).input_value() == ""  # left out of the link: the default
     context.close()
     assert not guard.violations
 
@@ -684,6 +691,13 @@ def test_phone_count_bar_stays_and_tokens_never_wrap(browser, site_server) -> No
     )
     assert multiline == 0
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+    # With the special-token question in it the bar would cover half the screen: it scrolls away.
+    paste(page, "Hi <|endoftext|> there")
+    page.wait_for_selector("#special-found:not([hidden])")
+    assert page.evaluate("() => getComputedStyle(document.querySelector('.stats')).position") == "static"
+    page.get_by_role("button", name="Treat as plain text").click()
+    page.wait_for_selector("#special-found", state="hidden")
+    assert page.evaluate("() => getComputedStyle(document.querySelector('.stats')).position") == "sticky"
     context.close()
     assert not guard.violations, guard.violations
 

@@ -236,6 +236,7 @@ async function readTokenizerJson(value) {
     return { data: bytes.slice(), name: "tokenizer.json" };
   }
   if (typeof value === "string" && value.trimStart().startsWith("{")) return { data: value, name: "tokenizer.json" };
+  if (typeof value === "string" && !value.trim()) throw invalidInput("tokenizerJson is empty: give the file's URL or path, its JSON text or bytes, or the parsed object");
   if (typeof value === "string" || value instanceof URL) {
     const url = new URL(value, await baseUrl());
     // ".../llama3/tokenizer.json" is named "llama3"; any other file by its own name.
@@ -246,7 +247,8 @@ async function readTokenizerJson(value) {
       try {
         return { data: new Uint8Array(await readFile(url)), name };
       } catch (err) {
-        throw errorFrom({ name: "AssetError", message: `cannot read the tokenizer.json at ${url}: ${err.message}` });
+        const why = err.code === "EISDIR" ? "it is a folder; give the tokenizer.json inside it" : err.message;
+        throw errorFrom({ name: "AssetError", message: `cannot read the tokenizer.json at ${url}: ${why}` });
       }
     }
     let response;

@@ -75,13 +75,15 @@ class AssetReader {
       onBytes(bytes.length);
       return bytes;
     }
+    // The manifest is the first file read: failing there most often means a wrong assetsUrl.
+    const advice = path === "manifest.json" ? "; pass assetsUrl where bytepair's dist/ is served" : "";
     let response;
     try {
       response = await fetch(url);
     } catch (err) {
-      throw bpError("AssetError", `cannot fetch ${url}: ${err.message}`);
+      throw bpError("AssetError", `cannot fetch ${url}: ${err.message}${advice}`);
     }
-    if (!response.ok) throw bpError("AssetError", `cannot fetch ${url}: HTTP ${response.status}`);
+    if (!response.ok) throw bpError("AssetError", `cannot fetch ${url}: HTTP ${response.status}${advice}`);
     if (keep) {
       const untouched = response;
       response = response.clone();

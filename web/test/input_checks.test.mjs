@@ -109,3 +109,21 @@ test("the counter module imports under Node (no custom elements there: it define
   assert.equal(globalThis.customElements, undefined);
   await import(new URL("bytepair-counter.mjs", dist).href);
 });
+
+test("a wrong http assetsUrl says to pass the folder where dist/ is served", async () => {
+  // Nothing listens on port 9 (discard): the manifest's fetch fails at once.
+  await assert.rejects(bp.createTokenizer({ assetsUrl: "http://127.0.0.1:9/nowhere/" }), (err) => {
+    assert.equal(err.name, "AssetError", String(err));
+    assert.match(err.message, /manifest\.json.*pass assetsUrl where bytepair's dist\/ is served/);
+    return true;
+  });
+});
+
+test("an empty tokenizerJson, or a folder, is named as such", async () => {
+  await assert.rejects(bp.createTokenizer({ tokenizerJson: "  " }), { name: "InvalidInputError", message: /tokenizerJson is empty/ });
+  await assert.rejects(bp.createTokenizer({ tokenizerJson: new URL("./", import.meta.url) }), (err) => {
+    assert.equal(err.name, "AssetError", String(err));
+    assert.match(err.message, /it is a folder; give the tokenizer\.json inside it/);
+    return true;
+  });
+});
