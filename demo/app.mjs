@@ -1204,24 +1204,22 @@ async function main() {
   }
   fillPicker(els.encoding, encodings);
   fillPicker(els.compare, encodings, [["", "nothing"]]);
-  await loadState([...encodings, ...prepared]);
-  applyStateToControls();
-  selectView(state.view);
-  els.encoding.disabled = els.compare.disabled = false;
-  if (state.model) {
-    els.model.value = state.model;
-    if (!(await applyModel(state.model))) note("state", `The link's model “${els.model.value}” is unknown; ${state.encoding} is used.`);
-  }
-  // A link opened in this tab (its hash edited, or followed from another page of the site): its
-  // settings as a fresh load would read them (what it leaves out at the defaults; the text kept if
-  // it holds none). The page's own link updates (replaceState) fire no hashchange.
-  window.addEventListener("hashchange", async () => {
+  // The link's settings, on load and when a link is opened in this tab (its hash edited, or
+  // followed from another page of the site): as a fresh load reads them (what it leaves out at the
+  // defaults; the text kept if it holds none). The page's own link updates (replaceState) fire no
+  // hashchange.
+  const readLink = async () => {
     Object.assign(state, { encoding: DEFAULT_ENCODING, compare: "", model: "", special: "error" });
     await loadState([...encodings, ...prepared]);
     applyStateToControls();
     selectView(state.view);
     els.model.value = state.model;
     if (state.model && !(await applyModel(state.model))) note("state", `The link's model “${els.model.value}” is unknown; ${state.encoding} is used.`);
+  };
+  await readLink();
+  els.encoding.disabled = els.compare.disabled = false;
+  window.addEventListener("hashchange", async () => {
+    await readLink();
     state.shown = PAGE_TOKENS;
     update();
   });
