@@ -73,10 +73,11 @@ let noteKind = null; // what the note under the box is about: "large", "cr", "ed
 let sequence = 0; // increases with every edit; stale results are dropped
 
 // The two token panes: "a" for the picked tokenizer, "b" for the one compared with. `data` is the
-// last inspection shown there (with its text, tokenizer, policy and each token's byte offset).
+// last inspection shown there (with its text, tokenizer, policy and each token's byte offset); `spans`
+// and `idSpans` are the drawn tokens and ids by index, `slices` the blocks they are drawn in.
 const panes = {
-  a: { el: els.tokens, idsEl: els.tokenIds, head: els.paneAHead, data: null, displayed: null, differs: new Set() },
-  b: { el: els.tokensB, idsEl: null, head: els.paneBHead, data: null, displayed: null, differs: new Set() },
+  a: { el: els.tokens, idsEl: els.tokenIds, head: els.paneAHead, data: null, displayed: null, differs: new Set(), slices: [], spans: [], idSpans: [], drawing: 0 },
+  b: { el: els.tokensB, idsEl: null, head: els.paneBHead, data: null, displayed: null, differs: new Set(), slices: [], spans: [], idSpans: [], drawing: 0 },
 };
 
 /** Show (or, with text null, remove) the note under the box; a kind only removes its own note. */
@@ -477,55 +478,98 @@ function tokenSpan(data, i, specials) {
   return [span, newlines];
 }
 
-/** Remove a container's children from its `keep`-th element child on (text nodes after it included). */
-function truncateChildren(container, keep) {
-  if (keep >= container.children.length) return;
-  const range = document.createRange();
-  range.setStartBefore(container.children[keep]);
-  range.setEndAfter(container.lastChild);
-  range.deleteContents();
-}
+/** Tokens are drawn in slices: blocks that end where a line ends anyway (after a token holding a newline)
+ * once they hold SLICE_TOKENS tokens; a long line with no newline is cut at 4 times that (the line then
+ * ends early there). Slices have `content-visibility: auto` (style.css), so the browser styles, lays out
+ * and paints only those in view.
+ * The first two slices of a redraw are drawn at once; the rest follow in later tasks, a few at a time,
+ * with `content-visibility: hidden` (class "later"), and turn `auto` together once a frame has passed
+ * (Chromium draws every newly inserted `auto` block in its first frame, in view or not).
+ * Drawn as one run, 2,000 tokens and their ids held the page for 250 ms (5,500 elements in one line
+ * layout) at every update of a long text, and for over 700 ms on a busy machine. */
+const SLICE_TOKENS = 100;
 
-/** Draw a pane's shown tokens (and, for the first pane, their ids). Spans before the first token that
- * changed are kept: an edit redraws only from there on (nothing when it lies beyond the tokens shown). */
+/** Draw a pane's shown tokens (and, for the first pane, their ids). Slices wholly before the first token
+ * that changed are kept: an edit redraws only from there on (nothing when it lies beyond the tokens shown). */
 function renderTokens(pane) {
+  const drawing = ++pane.drawing; // a later redraw stops this one's remaining slices
   const data = pane.data;
+  const key = data && `${data.tok.key}|${JSON.stringify(data.policy)}`;
+  let keep = 0;
+  if (data && pane.displayed?.key === key) {
+    const limit = Math.min(data.starts.length, pane.displayed.ids.length, pane.spans.length);
+    while (keep < limit && pane.displayed.ids[keep] === data.ids[keep]) keep++;
+  }
+  let kept = 0;
+  while (kept < pane.slices.length && pane.slices[kept].end <= keep) kept++;
+  for (const slice of pane.slices.splice(kept)) {
+    slice.el.remove();
+    slice.idsEl?.remove();
+  }
+  let next = kept ? pane.slices[kept - 1].end : 0;
+  pane.spans.length = next;
+  pane.idSpans.length = next;
+  pane.differs.clear();
   if (!data) {
-    pane.el.replaceChildren();
     pane.displayed = null;
     return;
   }
   const { ids, starts, count, tok } = data;
   const n = starts.length;
-  const key = `${tok.key}|${JSON.stringify(data.policy)}`;
-  let keep = 0;
-  if (pane.displayed?.key === key) {
-    const limit = Math.min(n, pane.displayed.ids.length, pane.el.children.length);
-    while (keep < limit && pane.displayed.ids[keep] === ids[keep]) keep++;
-  }
-  truncateChildren(pane.el, keep);
-  if (pane.idsEl) truncateChildren(pane.idsEl, keep);
   // A tokenizer.json always reads its special tokens as such (as HF does); an OpenAI encoding when allowed.
   const matched = tok.info.family === "tokenizer.json" || data.policy.allowedSpecial === "all";
   const specials = matched ? new Set(tok.info.specialTokens) : new Set();
-  const fragment = document.createDocumentFragment();
-  const idFragment = document.createDocumentFragment();
-  for (let i = keep; i < n; i++) {
-    const [span, newlines] = tokenSpan(data, i, specials);
-    fragment.append(span);
-    if (newlines) fragment.append("\n".repeat(newlines));
-    if (pane.idsEl) {
-      const idEl = document.createElement("span");
-      idEl.className = `tid c${i % 7}`;
-      idEl.dataset.index = String(i);
-      idEl.textContent = String(ids[i]);
-      idFragment.append(idEl);
+  const later = [];
+  const drawSlices = (most, className) => {
+    const fragment = document.createDocumentFragment();
+    const idFragment = document.createDocumentFragment();
+    for (let k = 0; k < most && next < n; k++) {
+      const slice = { start: next, end: next, el: document.createElement("div"), idsEl: null };
+      slice.el.className = className;
+      if (pane.idsEl) {
+        slice.idsEl = document.createElement("div");
+        slice.idsEl.className = className;
+      }
+      for (let i = next; i < n;) {
+        const [span, newlines] = tokenSpan(data, i, specials);
+        if (pane.differs.has(i)) span.classList.add("differs"); // renderDiff ran after the first slices
+        slice.el.append(span);
+        if (newlines) slice.el.append("\n".repeat(newlines));
+        pane.spans.push(span);
+        if (slice.idsEl) {
+          const idEl = document.createElement("span");
+          idEl.className = `tid c${i % 7}`;
+          idEl.dataset.index = String(i);
+          idEl.textContent = String(ids[i]);
+          slice.idsEl.append(idEl);
+          pane.idSpans.push(idEl);
+        }
+        slice.end = ++i;
+        if ((newlines && i - slice.start >= SLICE_TOKENS) || i - slice.start >= 4 * SLICE_TOKENS) break;
+      }
+      next = slice.end;
+      pane.slices.push(slice);
+      fragment.append(slice.el);
+      if (slice.idsEl) idFragment.append(slice.idsEl);
+      if (className !== "slice") later.push(slice.el, slice.idsEl);
     }
-  }
-  pane.el.append(fragment);
-  pane.idsEl?.append(idFragment);
+    pane.el.append(fragment);
+    pane.idsEl?.append(idFragment);
+  };
+  const drawLater = () => {
+    if (pane.drawing !== drawing) return;
+    if (next < n) {
+      drawSlices(4, "slice later");
+      setTimeout(drawLater);
+    } else {
+      requestAnimationFrame(() => setTimeout(() => {
+        if (pane.drawing === drawing) for (const el of later) el?.classList.remove("later");
+      }));
+    }
+  };
+  drawSlices(2, "slice");
+  if (next < n) setTimeout(drawLater);
   pane.displayed = { ids: ids.slice(0, n), key };
-  pane.differs.clear();
   if (pane === panes.a) {
     els.tokensMore.hidden = n >= count && (panes.b.data?.starts.length ?? 0) >= (panes.b.data?.count ?? 0);
     els.tokensShown.textContent = `Showing the first ${number.format(n)} of ${number.format(count)} tokens.`;
@@ -574,8 +618,7 @@ function renderDiff() {
     for (let k = span.b[0]; k < span.b[1]; k++) panes.b.differs.add(k);
   }
   for (const pane of [panes.a, panes.b]) {
-    const children = pane.el.children;
-    for (let k = 0; k < children.length; k++) children[k].classList.toggle("differs", pane.differs.has(k));
+    pane.spans.forEach((span, k) => span.classList.toggle("differs", pane.differs.has(k)));
   }
   const scope = complete ? "" : " among the tokens shown";
   els.compareSpans.textContent = `${number.format(spans.length)} of ${number.format(total)} spans${scope} are split ` +
@@ -619,10 +662,10 @@ function linkRange(start, end) {
         if (data.starts[k] >= end) break;
         continue;
       }
-      const els_ = [pane.el.children[k], pane.idsEl?.children[k]].filter(Boolean);
+      const els_ = [pane.spans[k], pane.idSpans[k]].filter(Boolean);
       for (const el of els_) el.classList.add("linked");
       linked.push(...els_);
-      first ??= pane.el.children[k];
+      first ??= pane.spans[k];
     }
   }
   return first;
@@ -641,7 +684,7 @@ function linkToken(pane, index) {
   const data = pane.data;
   if (!data || index >= data.starts.length) return;
   linkRange(data.starts[index], data.ends[index]);
-  reveal(pane.idsEl ?? pane.el, pane.idsEl?.children[index]);
+  reveal(pane.idsEl ?? pane.el, pane.idSpans[index]);
   markText(data.starts[index], data.ends[index]);
 }
 
@@ -732,7 +775,7 @@ for (const pane of [panes.a, panes.b]) {
     if (e.key === "Escape") return leaveToken();
     if (step === undefined) return;
     e.preventDefault();
-    const spans = list.children;
+    const spans = pane.spans;
     const index = Math.min(spans.length - 1, Math.max(0, Number(current.dataset.index) + step));
     current.tabIndex = -1;
     spans[index].tabIndex = 0;
@@ -744,7 +787,7 @@ els.tokenIds.addEventListener("mouseover", (e) => {
   if (!idEl) return;
   const index = Number(idEl.dataset.index);
   linkToken(panes.a, index);
-  reveal(panes.a.el, panes.a.el.children[index]);
+  reveal(panes.a.el, panes.a.spans[index]);
 });
 els.tokenIds.addEventListener("mouseleave", clearLinks);
 els.compareExamples.addEventListener("mouseover", (e) => {

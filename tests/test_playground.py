@@ -286,7 +286,9 @@ def test_one_megabyte_stays_responsive(app) -> None:
     wait_count(app, O200K.count(text, disallowed_special=()), timeout=120_000)
     worst = app.evaluate("() => { clearInterval(window.__timer); return Math.max(...window.__gaps); }")
     assert worst < 500, f"the page froze for {worst:.0f} ms while tokenizing"
-    assert app.locator("#tokens .tok").count() == 2000
+    # The first slices of tokens are drawn with the count, the rest in the tasks that follow.
+    app.wait_for_function("() => document.querySelectorAll('#tokens .tok').length === 2000 && !document.querySelector('#tokens .later')")
+    assert app.locator("#token-ids .tid").count() == 2000
     assert "Showing the first 2,000" in app.inner_text("#tokens-more")
     shot(app, "one-megabyte")
     # A keystroke in the middle of 1 MB updates the count.
@@ -295,6 +297,49 @@ def test_one_megabyte_stays_responsive(app) -> None:
     app.keyboard.type("XYZ")
     edited = text[:500_000] + "XYZ" + text[500_000:]
     wait_count(app, O200K.count(edited, disallowed_special=()), timeout=60_000)
+
+
+def test_long_token_lists_are_drawn_in_slices(app) -> None:
+    """2,000 tokens are drawn in blocks that end at a newline token (or after 400 tokens of one line), the
+    later ones after the count; all of them in order, ids equal to the core's; an edit redraws only the
+    blocks from the first changed token on, and a token in a later block still links to its id."""
+    lines = [f"line {k}: {' '.join(random.Random(k).choices(['alpha', 'beta', 'gamma', '42', '--'], k=12))}" for k in range(40)]
+    text = "\n".join(lines) + "\n" + "x" * 3 + ",y" * 1500
+    ids = O200K.encode(text)[:2000]
+    drawn = """() => { const t = [...document.querySelectorAll('#tokens .tok')];
+      return t.length === 2000 && !document.querySelector('.later') ? t.map((el) => Number(el.dataset.index)) : null; }"""
+
+    def shown_ids() -> list[int]:
+        return app.evaluate("() => [...document.querySelectorAll('#token-ids .tid')].map((el) => Number(el.textContent))")
+
+    app.get_by_label("Text", exact=True).fill(text)
+    wait_count(app, O200K.count(text))
+    assert app.wait_for_function(drawn).json_value() == list(range(2000))
+    assert shown_ids() == ids
+    slices = app.evaluate(
+        """() => [...document.querySelectorAll('#tokens .slice')].map((s) => [s.children.length,
+             s.lastChild.nodeType === Node.TEXT_NODE && s.lastChild.textContent.startsWith('\\n')])"""
+    )
+    assert len(slices) > 5
+    assert all(ends_line or size == 400 for size, ends_line in slices[:-1]), slices
+    assert any(size == 400 and not ends_line for size, ends_line in slices), "the line without newlines was not cut"
+    # An edit in line 30 keeps the blocks before it (the same elements) and redraws the rest.
+    app.evaluate("() => document.querySelectorAll('#tokens .slice').forEach((s) => { s.dataset.old = '1'; })")
+    at = text.index("line 30:")
+    box = app.get_by_label("Text", exact=True)
+    box.evaluate(f"(el) => {{ el.focus(); el.setSelectionRange({at}, {at}); }}")
+    app.keyboard.type("Z")
+    edited = text[:at] + "Z" + text[at:]
+    wait_count(app, O200K.count(edited))
+    assert app.wait_for_function(drawn).json_value() == list(range(2000))
+    assert shown_ids() == O200K.encode(edited)[:2000]
+    old = app.evaluate("() => [...document.querySelectorAll('#tokens .slice')].map((s) => s.dataset.old === '1')")
+    first_new = old.index(False)
+    assert first_new > 0 and not any(old[first_new:])
+    # Hovering a token in the last block links it to its id.
+    app.locator("#tokens .tok").nth(1990).hover()
+    linked = app.evaluate("() => [...document.querySelectorAll('.linked')].map((el) => el.className.split(' ')[0] + el.dataset.index)")
+    assert linked == ["tok1990", "tid1990"]
 
 
 def test_ten_megabytes_pasted(app) -> None:
