@@ -634,7 +634,11 @@ function renderDiff() {
     const code = document.createElement("code");
     const excerpt = a.text.slice(span.start, Math.min(span.end, span.start + 40));
     appendVisible(code, excerpt + (span.end - span.start > 40 ? "…" : ""));
-    item.append(code, `: ${label(state.encoding)} ${span.na}, ${label(state.compare)} ${span.nb} tokens`);
+    // Spans with the same count on both sides come last (split at different places, no count difference).
+    const counts = span.na === span.nb
+      ? `${span.na} tokens on both sides, split at different places`
+      : `${label(state.encoding)} ${span.na}, ${label(state.compare)} ${span.nb} tokens`;
+    item.append(code, `: ${counts}`);
     els.compareExamples.append(item);
   }
 }

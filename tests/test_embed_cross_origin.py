@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
 
 from .browser import DIST, ROOT, Guard, guarded_context, require_bundle, serve
@@ -23,6 +25,9 @@ HOST_PAGE = """<!doctype html><meta charset="utf-8"><title>docs site</title>
 <p><bytepair-counter id="div" for="note" encoding="cl100k_base"></bytepair-counter></p>
 <p><bytepair-counter id="bad-model" model="no-such-model">x</bytepair-counter></p>
 <p><bytepair-counter id="no-assets" assets="{bundle}missing/">x</bytepair-counter></p>
+<p><bytepair-counter id="prepared" tokenizer="llama3">{text}</bytepair-counter></p>
+<p><bytepair-counter id="json" tokenizer-json="gpt2/tokenizer.json">{text}</bytepair-counter></p>
+<p><bytepair-counter id="two" encoding="o200k_base" model="gpt-4o">x</bytepair-counter></p>
 <script type="module">
   import {{ createTokenizer, WorkerError }} from "{bundle}bytepair/bytepair.mjs";
   const tok = await createTokenizer({{ model: "GPT-4o" }});
@@ -31,6 +36,21 @@ HOST_PAGE = """<!doctype html><meta charset="utf-8"><title>docs site</title>
   tok.dispose();
 </script>
 """
+
+TOKENIZER_TEXT = "x 1234567 café"  # Llama 3 splits the digits by three, GPT-2 does not: the counts differ
+
+
+def hf_json(model: str) -> Path:
+    path = ROOT / "build" / "cache" / "hf" / model / "tokenizer.json"
+    if not path.is_file():
+        pytest.fail(f"{path} is missing: run `make hf-data` (make test does it)")
+    return path
+
+
+def hf_count(model: str, text: str) -> int:
+    tokenizers = pytest.importorskip("tokenizers")
+    return len(tokenizers.Tokenizer.from_file(str(hf_json(model))).encode(text, add_special_tokens=False).ids)
+
 
 CSP_PAGE = """<!doctype html><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="worker-src 'none'">
@@ -50,7 +70,9 @@ def origins(tmp_path_factory) -> Iterator[tuple[str, str]]:
     (bundle_dir / "bytepair").symlink_to(DIST, target_is_directory=True)
     bundle_server, bundle = serve.serve_in_background(bundle_dir, cors=True)
     page_dir = tmp_path_factory.mktemp("page-origin")
-    (page_dir / "docs.html").write_text(HOST_PAGE.format(bundle=bundle), encoding="utf-8")
+    (page_dir / "docs.html").write_text(HOST_PAGE.format(bundle=bundle, text=TOKENIZER_TEXT), encoding="utf-8")
+    (page_dir / "gpt2").mkdir()
+    shutil.copy(hf_json("gpt2"), page_dir / "gpt2" / "tokenizer.json")
     (page_dir / "csp.html").write_text(CSP_PAGE.format(bundle=bundle), encoding="utf-8")
     page_server, page = serve.serve_in_background(page_dir)
     assert page != bundle
@@ -89,6 +111,17 @@ def test_counter_and_api_from_another_origin(browser, origins) -> None:
         "['bad-model', 'no-assets'].map(id => document.getElementById(id).shadowRoot.querySelector('.label').textContent)"
     )
     assert labels == ["unknown model", "cannot load"]
+
+    # A tokenizer.json, prepared in the bundle or at a URL of the page's, counts as HF tokenizers does;
+    # changing the attribute counts again; two tokenizers at once are refused in short words.
+    llama3, gpt2 = hf_count("llama3", TOKENIZER_TEXT), hf_count("gpt2", TOKENIZER_TEXT)
+    assert llama3 != gpt2
+    page.wait_for_function(f"document.querySelector('#prepared').dataset.count === '{llama3}'", timeout=60_000)
+    page.wait_for_function(f"document.querySelector('#json').dataset.count === '{gpt2}'", timeout=60_000)
+    page.eval_on_selector("#prepared", "el => el.setAttribute('tokenizer', 'gpt2')")
+    page.wait_for_function(f"document.querySelector('#prepared').dataset.count === '{gpt2}'", timeout=60_000)
+    page.wait_for_function("document.querySelector('#two').dataset.error === 'InvalidInputError'")
+    assert page.evaluate("document.getElementById('two').shadowRoot.querySelector('.label').textContent") == "invalid settings"
 
     # Removed from the page, the counter lets go of its target: the value accessor is the prototype's again.
     own = page.evaluate(

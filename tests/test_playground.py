@@ -15,7 +15,7 @@ import pytest
 
 import bytepair
 
-from .browser import ARTIFACTS, SITE, Guard, guarded_context, serve
+from .browser import ARTIFACTS, ROOT, SITE, Guard, guarded_context, serve
 from .conftest import corpus_texts
 from .test_node_api import PREPARED
 
@@ -418,6 +418,11 @@ def test_embed_example(browser, site_server) -> None:
     assert page.locator("#static-counter-gpt2").get_attribute("data-count") == str(
         bytepair.get_encoding("gpt2").count("Hello, world!")
     )
+    page.wait_for_function("() => document.getElementById('static-counter-llama3').dataset.count !== undefined", timeout=60_000)
+    llama3 = bytepair.Tokenizer.from_file(ROOT / "build" / "cache" / "hf" / "llama3" / "tokenizer.json")
+    assert page.locator("#static-counter-llama3").get_attribute("data-count") == str(
+        len(llama3.encode("Hello, world!", add_special_tokens=False).ids)
+    )
     editor = page.locator("#editable-counter").locator("textarea")
     editor.fill("Counting tokens for gpt-4o in the docs.")
     page.wait_for_function(
@@ -430,6 +435,14 @@ def test_embed_example(browser, site_server) -> None:
         "want => document.getElementById('for-counter').dataset.count === String(want)", arg=CL100K.count(prompt)
     )
     shot(page, "embed")
+    # On a phone nothing sticks out of the page (the text field was 6 px wider than its column).
+    page.set_viewport_size({"width": 390, "height": 844})
+    wider = page.evaluate(
+        """() => [...document.querySelectorAll('textarea, pre, p')].filter((el) =>
+             el.getBoundingClientRect().right > document.documentElement.clientWidth).map((el) => el.id || el.tagName)"""
+    )
+    assert wider == [] and page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth"), wider
+    shot(page, "embed-phone")
     context.close()
     assert not guard.violations, guard.violations
 
@@ -883,6 +896,15 @@ def test_compare_marks_the_spans_split_differently(app) -> None:
         marked = app.evaluate(f"() => [...document.querySelectorAll('{pane} .tok')].map((el) => el.classList.contains('differs'))")
         assert marked == [any(s >= ds and e <= de for ds, de in differ) for s, e in spans], pane
     assert app.locator("#pane-b").is_visible() and app.locator("#pane-a-head").inner_text().startswith("o200k_base")
+    # The largest differences: by how much the counts differ, then by length; equal counts say so.
+    items = app.evaluate("() => [...document.querySelectorAll('#compare-examples li')].map((li) => [Number(li.dataset.start), Number(li.dataset.end), li.textContent])")
+    count_in = lambda spans, start, end: sum(1 for s, e in spans if s >= start and e <= end)  # noqa: E731
+    want = sorted(differ, key=lambda d: (-abs(count_in(a_spans, *d) - count_in(b_spans, *d)), -(d[1] - d[0])))[:5]
+    assert [(start, end) for start, end, _ in items] == want
+    for start, end, line in items:
+        na, nb = count_in(a_spans, start, end), count_in(b_spans, start, end)
+        assert line.endswith(f"{na} tokens on both sides, split at different places" if na == nb else f"o200k_base {na}, cl100k_base {nb} tokens"), line
+    assert any("on both sides" in line for *_, line in items)  # "establishment": 2 tokens each, cut apart differently
     shot(app, "compare-spans")
     app.get_by_label("Compare with", exact=True).select_option("")
     app.locator("#pane-b").wait_for(state="hidden")

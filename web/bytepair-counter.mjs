@@ -4,11 +4,16 @@
 //   <bytepair-counter encoding="o200k_base">Text whose tokens are counted.</bytepair-counter>
 //   <bytepair-counter model="gpt-4o" editable placeholder="Type to count"></bytepair-counter>
 //   <bytepair-counter for="my-textarea"></bytepair-counter>   (counts another element's text as it changes)
+//   <bytepair-counter tokenizer="llama3">…</bytepair-counter>  (a tokenizer.json prepared in the bundle)
+//   <bytepair-counter tokenizer-json="/models/my/tokenizer.json">…</bytepair-counter>  (any BPE tokenizer.json)
 //
 // From the npm package: `import "bytepair/counter";` (an app that bundles it sets `assets`).
 //
-// Attributes: encoding | model, editable, for, placeholder, assets (where bytepair's bundle is served;
-// default: this module's folder: dist/ carries it beside bytepair.mjs). Counting runs in bytepair's
+// Attributes: one of encoding, model, tokenizer and tokenizer-json (none: o200k_base; two: the
+// "invalid settings" error), editable, for, placeholder, assets (where bytepair's bundle is served;
+// default: this module's folder: dist/ carries it beside bytepair.mjs). A tokenizer-json URL is read
+// against the page's address, as a link would be; a tokenizer.json counts as HF `tokenizers` does
+// with add_special_tokens=False (no BOS), its special tokens matched in the text. Counting runs in bytepair's
 // Web Worker, shared by all counters on the page; the count is the Python core's. A for= target is
 // followed through its input events, changes to its text (a MutationObserver) and assignments to its
 // `value` property; the counter lets go of all of that when it leaves the page. It may be loaded from
@@ -32,6 +37,9 @@ const STYLE = `
 const SHORT_ERRORS = {
   UnknownModelError: "unknown model",
   UnknownEncodingError: "unknown encoding",
+  UnknownTokenizerError: "unknown tokenizer",
+  VocabFormatError: "not a tokenizer.json",
+  UnsupportedTokenizerError: "unsupported tokenizer",
   InvalidInputError: "invalid settings",
   DisallowedSpecialTokenError: "special token in text",
   AssetError: "cannot load",
@@ -42,7 +50,7 @@ const SHORT_ERRORS = {
 
 // (Object where there is no DOM, so that the module loads there; the class is then never used.)
 class BytepairCounter extends (globalThis.HTMLElement ?? Object) {
-  static observedAttributes = ["encoding", "model"];
+  static observedAttributes = ["encoding", "model", "tokenizer", "tokenizer-json", "assets"];
 
   constructor() {
     super();
@@ -105,9 +113,11 @@ class BytepairCounter extends (globalThis.HTMLElement ?? Object) {
     };
   }
 
-  attributeChangedCallback() {
-    if (this.isConnected) {
-      this.tok?.then((t) => t.dispose(), () => {});
+  /** A changed tokenizer attribute opens the new tokenizer. (Before connectedCallback, as when the
+   * page is parsed, nothing is open yet: connectedCallback counts once with all attributes.) */
+  attributeChangedCallback(_name, oldValue, newValue) {
+    if (this.isConnected && this.tok && oldValue !== newValue) {
+      this.tok.then((t) => t.dispose(), () => {});
       this.tok = null;
       this.refresh();
     }
@@ -119,11 +129,19 @@ class BytepairCounter extends (globalThis.HTMLElement ?? Object) {
     return this.textContent;
   }
 
+  /** createTokenizer's options from the attributes (createTokenizer refuses two tokenizers at once). */
+  options() {
+    const options = { assetsUrl: this.getAttribute("assets") ?? DEFAULT_ASSETS };
+    for (const [attribute, option] of [["encoding", "encoding"], ["model", "model"], ["tokenizer", "tokenizer"], ["tokenizer-json", "tokenizerJson"]]) {
+      if (this.hasAttribute(attribute)) options[option] = this.getAttribute(attribute);
+    }
+    if (options.tokenizerJson !== undefined) options.tokenizerJson = new URL(options.tokenizerJson, document.baseURI);
+    if (!["encoding", "model", "tokenizer", "tokenizerJson"].some((k) => k in options)) options.encoding = "o200k_base";
+    return options;
+  }
+
   async tokenizer() {
-    this.tok ??= createTokenizer({
-      ...(this.hasAttribute("model") ? { model: this.getAttribute("model") } : { encoding: this.getAttribute("encoding") ?? "o200k_base" }),
-      assetsUrl: this.getAttribute("assets") ?? DEFAULT_ASSETS,
-    });
+    this.tok ??= createTokenizer(this.options());
     return this.tok;
   }
 
@@ -141,7 +159,7 @@ class BytepairCounter extends (globalThis.HTMLElement ?? Object) {
       this.dispatchEvent(new CustomEvent("count", { detail: { count, encoding: tok.encoding } }));
     } catch (err) {
       if (id !== this.sequence) return;
-      this.countEl.textContent = err.name === "UnknownModelError" || err.name === "UnknownEncodingError" ? "?" : "!";
+      this.countEl.textContent = /^Unknown(Model|Encoding|Tokenizer)Error$/.test(err.name) ? "?" : "!";
       this.countEl.classList.add("error");
       this.labelEl.textContent = SHORT_ERRORS[err.name] ?? "cannot count";
       this.dataset.error = err.name;
