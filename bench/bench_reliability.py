@@ -3,6 +3,7 @@
     make bench                                            # runs this too
     .venv/bin/python bench/bench_reliability.py           # full run (~70 MB + 3 × 17 MB inputs), writes the doc
     .venv/bin/python bench/bench_reliability.py --quick   # 1/20 of the sizes, one repeat; prints, writes nothing
+    .venv/bin/python bench/bench_reliability.py --only tokenizer-json   # (d) alone, its own section
 
 Why: throughput (docs/PERFORMANCE.md) says nothing about whether counting a 70 MB CSV fits in memory,
 whether a 17 MB line without a single space (minified JSON, base64, CJK) blows up, or whether
@@ -16,6 +17,9 @@ whether a 17 MB line without a single space (minified JSON, base64, CJK) blows u
     each in a fresh process (empty piece cache), text already in memory (``count_file`` reads it).
 (c) bytes allocated per token by ``encode_to_array`` (tracemalloc peak ÷ tokens) on 10 MB, with
     ``encode`` (a list) beside it.
+(d) peak RSS of ``bytepair count -t`` with Llama 3's and Qwen 2.5's tokenizer.json (build/cache/hf, from
+    ``make hf-data``) on the 17 MB inputs, and of HF tokenizers counting the same file read whole;
+    section ``reliability-tokenizer-json``.
 
 Inputs are generated deterministically (fixed seeds) into build/cache/reliability/, never committed.
 Children import bytepair from this checkout's core/ (PYTHONPATH), and tiktoken offline from the
@@ -42,7 +46,14 @@ REPO = BENCH.parent
 CORE = REPO / "core"
 CACHE = REPO / "build" / "cache" / "reliability"
 DOC = REPO / "docs" / "RELIABILITY.md"
-BEGIN, END = "<!-- reliability:begin -->", "<!-- reliability:end -->"
+JSON_SECTION = "reliability-tokenizer-json"
+HF = REPO / "build" / "cache" / "hf"
+HF_COUNT = (
+    "import sys, tokenizers\n"
+    "tok = tokenizers.Tokenizer.from_file(sys.argv[1])\n"
+    "with open(sys.argv[2], encoding='utf-8', newline='') as f:\n"
+    "    print(len(tok.encode(f.read(), add_special_tokens=False).ids))\n"
+)
 MB = 1_000_000
 ENCODING = "o200k_base"
 LIMIT = 1000
@@ -263,6 +274,47 @@ def memory_table(files: dict[str, Path], env: dict[str, str], repeats: int) -> t
     return rows, notes
 
 
+def tokenizer_json_table(files: dict[str, Path], env: dict[str, str], repeats: int) -> tuple[list[str], list[str]]:
+    """(d): ``bytepair count -t`` against HF tokenizers, per model and 17 MB input."""
+    py = sys.executable
+    rows = ["| tokenizer.json | input | size MB | tokens (both) | bytepair peak RSS MB | HF tokenizers peak RSS MB | bytepair s | HF s |",
+            "|:---|:---|---:|---:|---:|---:|---:|---:|"]
+    notes = []
+    for model in ("llama3", "qwen2_5"):
+        path_json = HF / model / "tokenizer.json"
+        if not path_json.is_file():
+            raise SystemExit(f"{path_json} is missing: run `make hf-data`")
+        for label, path in files.items():
+            if "CSV" in label:
+                continue  # 70 MB read whole by HF: minutes; the 17 MB lines make the point
+            size = path.stat().st_size / MB
+            rss, seconds, out = measured([py, "-m", "bytepair", "count", "-t", str(path_json), str(path)], env, repeats)
+            h_rss, h_seconds, h_out = measured([py, "-c", HF_COUNT, str(path_json), str(path)], env, repeats)
+            ours, theirs = int(out.split()[0]), int(h_out.split()[0])
+            if ours != theirs:
+                notes.append(f"- **{model}, {label}: `bytepair count -t` printed {ours:,} tokens, HF tokenizers counts {theirs:,}.**")
+            rows.append(f"| {model} | {label} | {size:.1f} | {ours:,} | {_fmt_mb(rss)} | {_fmt_mb(h_rss)} | {seconds:.1f} | {h_seconds:.1f} |")
+            print(rows[-1], flush=True)
+    return rows, notes
+
+
+def tokenizer_json_section(files: dict[str, Path], env: dict[str, str], repeats: int, command: str) -> str:
+    rows, notes = tokenizer_json_table(files, env, repeats)
+    return "\n".join([
+        "## A tokenizer.json on big inputs: `bytepair count -t`",
+        "",
+        f"Written by {command} ({time.strftime('%Y-%m-%d')}; {machine()}). Medians of {repeats} runs, each in a",
+        "fresh process, on the inputs of the section above. bytepair reads the file in blocks cut where",
+        "the pipeline keeps piece boundaries (`core/bytepair/stream_cuts.py`; before, the CLI read a",
+        "tokenizer.json's input whole); HF tokenizers 0.23.3 reads it whole and takes",
+        "`len(encode(text, add_special_tokens=False).ids)`. Loading Llama 3's tokenizer.json alone peaks at",
+        "about 260 MB in bytepair. Peak RSS as above (`ru_maxrss` of the child).",
+        "",
+        *rows,
+        *([""] + notes if notes else []),
+    ])
+
+
 def early_exit_table(files: dict[str, Path], env: dict[str, str], repeats: int) -> tuple[list[str], list[str]]:
     import bytepair
 
@@ -304,8 +356,9 @@ def allocation_table(files: dict[str, Path], env: dict[str, str], repeats: int, 
 
 
 # ----------------------------------------------------------------------------- report
-def replace_section(path: Path, markdown: str) -> None:
-    """Write ``markdown`` between this script's markers, keeping the rest of the file."""
+def replace_section(path: Path, markdown: str, name: str = "reliability") -> None:
+    """Write ``markdown`` between this script's markers for section ``name``, keeping the rest of the file."""
+    BEGIN, END = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
     text = path.read_text(encoding="utf-8") if path.exists() else "# Reliability\n"
     block = f"{BEGIN}\n{markdown.strip()}\n{END}"
     if BEGIN in text and END in text:
@@ -327,6 +380,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="1/20 of the sizes, one repeat, write nothing")
     parser.add_argument("--repeats", type=int, default=None, help="runs per figure, median reported (default 3)")
     parser.add_argument("--output", type=Path, default=None, help=f"document to write (default {DOC.relative_to(REPO)})")
+    parser.add_argument("--only", choices=["tokenizer-json"], default=None, help="run only table (d) and write only its section")
     args = parser.parse_args(argv)
     scale = 0.05 if args.quick else 1.0
     repeats = args.repeats or (1 if args.quick else 3)
@@ -337,6 +391,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     env = _env(fill_cache(REPO / "build" / "cache" / "tiktoken"))
     files = inputs(scale)
     started = time.strftime("%Y-%m-%d")
+    if args.only == "tokenizer-json":
+        command = "`.venv/bin/python bench/bench_reliability.py --only tokenizer-json`" + (f" --repeats {repeats}" if args.repeats else "")
+        section = tokenizer_json_section(files, env, repeats, command)
+        print(section)
+        if output is not None:
+            replace_section(output, section, JSON_SECTION)
+            print(f"\nwrote section {JSON_SECTION} of {output}")
+        return 0
     memory, memory_notes = memory_table(files, env, repeats)
     early, early_notes = early_exit_table(files, env, repeats)
     allocation = allocation_table(files, env, repeats, int(10 * MB * scale))
@@ -377,9 +439,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ])
     print()
     print(markdown)
+    json_section = tokenizer_json_section(files, env, repeats, command)
+    print(json_section)
     if output is not None:
         replace_section(output, markdown)
-        print(f"\nwrote section reliability of {output}")
+        replace_section(output, json_section, JSON_SECTION)
+        print(f"\nwrote sections reliability and {JSON_SECTION} of {output}")
     return 0
 
 

@@ -255,10 +255,11 @@ def _inspect(out: BinaryIO, enc: Encoding, source: str | BinaryIO, args: argpars
 
 
 def _run_tokenizer(args: argparse.Namespace, out: BinaryIO, stdin: BinaryIO) -> int:
-    """The commands with a tokenizer.json: the file is read whole (the cut rules that let the
-    OpenAI encodings stream are not known for arbitrary tokenizer.json patterns). Added tokens are
-    matched as HF matches them; ``--special-as-text`` leaves the special ones in the text (HF's
-    ``encode_special_tokens``); ``--allow-special`` has no meaning here and is refused."""
+    """The commands with a tokenizer.json. The file is read in blocks where the pipeline keeps piece
+    boundaries at the cut points (``stream_cuts.py``: Llama 3, Qwen, DeepSeek V3, GPT-2, gpt-4o),
+    whole otherwise (Llama 2, Gemma). Added tokens are matched as HF matches them;
+    ``--special-as-text`` leaves the special ones in the text (HF's ``encode_special_tokens``);
+    ``--allow-special`` has no meaning here and is refused."""
     if getattr(args, "allow_special", None):
         raise _UsageError(
             "--allow-special is for the OpenAI encodings (-e/-m): a tokenizer.json's added tokens are always "
@@ -284,19 +285,22 @@ def _run_tokenizer(args: argparse.Namespace, out: BinaryIO, stdin: BinaryIO) -> 
                 )
             out.write(text.encode("utf-8", "surrogatepass"))
             return
-        text = "".join(read_utf8_chunks(source, errors=args.errors))
+        chunks = read_utf8_chunks(source, errors=args.errors)
         if args.command == "count":
-            n = tok.count(text)
+            n = tok.count_stream(chunks)
             out.write((f"{n}\t{label}\n" if multi else f"{n}\n").encode("utf-8", "surrogateescape"))
         elif args.command == "encode":
-            _write_ids(out, iter([tok.encode(text, add_special_tokens=False).ids]), args.format)
+            _write_ids(out, tok.encode_stream(chunks), args.format)
         elif args.command == "inspect":
-            encoded = tok.encode(text, add_special_tokens=False)
-            rows = (
-                f"{i}\t{token!r}\t[{start}, {end})\t{text[start:end]!r}\n"
-                for i, token, (start, end) in zip(encoded.ids, encoded.tokens, encoded.offsets)
-            )
-            out.write("".join(rows).encode("utf-8", "surrogatepass"))
+            base = 0  # offsets count from the start of the input
+            for block in tok.stream_blocks(chunks):
+                encoded = tok.encode(block, add_special_tokens=False)
+                rows = (
+                    f"{token_id}\t{token!r}\t[{base + start}, {base + end})\t{block[start:end]!r}\n"
+                    for token_id, token, (start, end) in zip(encoded.ids, encoded.tokens, encoded.offsets)
+                )
+                out.write("".join(rows).encode("utf-8", "surrogatepass"))
+                base += len(block)
 
     return _each_source(args, stdin, one)
 

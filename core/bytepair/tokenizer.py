@@ -24,18 +24,23 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain
 from random import Random
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 
 from .added_tokens import AddedToken, AddedVocabulary
 from .bpe_model import BPEModel
 from .decoders import Decoder
 from .errors import InvalidInputError, InvalidTokenError, UnsupportedTokenizerError, VocabFormatError
 from .normalizers import Normalizer
+from .openai_encodings import CL100K_PATTERN
 from .offsets import token_spans
 from .bpe_merge import check_dropout
 from .engine import Engine
 from .post_processors import Piecewise, PostProcessor
 from .pre_tokenizers import Metaspace, PreTokenizer
+from .pretokenize import Pretokenizer
+from .special_scan import SpecialTokenScanner
+from .stream_cuts import cutter_for
+from .text_stream import DEFAULT_BLOCK_CHARS, BlockCutter, TokenCounter, read_utf8_chunks
 from .pre_tokenizers import Sequence as PreSequence
 from .text_input import repair_surrogates, require_str
 
@@ -704,6 +709,56 @@ class Tokenizer:
             if total > limit:
                 return False
         return total
+
+    # ---------------------------------------------------------------- text in chunks
+    def block_cutter(self, block_chars: int = DEFAULT_BLOCK_CHARS) -> BlockCutter:
+        """A cutter that gathers chunks of text into blocks that encode exactly on their own: cut where
+        this pipeline keeps piece boundaries (``stream_cuts.py``: Llama 3, Qwen, DeepSeek V3, GPT-2 and
+        the OpenAI patterns), clear of any added token's text. Any other pipeline is not cut: the
+        whole text is one block, held until the end."""
+        cuts = cutter_for(self.normalizer, self.pre_tokenizer, list(self._added))
+        scanner = SpecialTokenScanner({token.content: token.id for token in self._added})
+        return BlockCutter(cuts or Pretokenizer(CL100K_PATTERN, cuttable=False), scanner, block_chars)
+
+    def stream_blocks(self, chunks: Iterable[str], block_chars: int = DEFAULT_BLOCK_CHARS) -> Iterator[str]:
+        """The text of ``chunks`` in blocks of about ``block_chars`` characters that encode exactly on
+        their own (see ``block_cutter``)."""
+        cutter = self.block_cutter(block_chars)
+        for chunk in chunks:
+            yield from cutter.push(chunk)
+        last = cutter.finish()
+        if last:
+            yield last
+
+    def encode_stream(self, chunks: Iterable[str]) -> Iterator[list[int]]:
+        """The ids of text that arrives in chunks, block by block, without special tokens added;
+        joined, they are ``encode("".join(chunks), add_special_tokens=False).ids``."""
+        for block in self.stream_blocks(chunks):
+            yield list(chain.from_iterable(self._id_chunks(block)))
+
+    def count_stream(self, chunks: Iterable[str], *, add_special_tokens: bool = False) -> int:
+        """``count("".join(chunks))`` in bounded memory where the pipeline can be cut (``block_cutter``)."""
+        n = sum(map(self.count, self.stream_blocks(chunks)))
+        if add_special_tokens and self.post_processor is not None:
+            n += self.post_processor.added_tokens(False)
+        return n
+
+    def count_file(self, file: str | os.PathLike[str] | BinaryIO, *, errors: str = "strict", add_special_tokens: bool = False) -> int:
+        """Tokens in a file (a path or a file opened ``"rb"``), read a megabyte at a time and decoded
+        as UTF-8 exactly (CR, CRLF and a BOM kept; invalid UTF-8 raises :class:`InputDecodeError`
+        naming the byte offset unless ``errors="replace"``).
+
+        >>> import io
+        >>> tok = Tokenizer.from_encoding("cl100k_base")
+        >>> tok.count_file(io.BytesIO(b"a\\r\\n\\r\\n  b\\r\\n"))
+        5
+        """
+        return self.count_stream(read_utf8_chunks(file, errors=errors), add_special_tokens=add_special_tokens)
+
+    def token_counter(self, *, errors: str = "strict") -> TokenCounter:
+        """A counter handed text or UTF-8 bytes piece by piece (``feed``, ``feed_bytes``, then
+        ``finish()``); see :class:`bytepair.text_stream.TokenCounter`."""
+        return TokenCounter(self.block_cutter(), self.count, errors=errors)
 
     def _ids(self, text: str) -> Iterator[tuple[int, ...]]:
         """Ids of one text without post-processing, as a stream of tuples (the fast path)."""

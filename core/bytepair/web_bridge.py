@@ -40,7 +40,6 @@ True
 
 from __future__ import annotations
 
-import codecs
 import gc
 from collections import Counter, deque
 import gzip
@@ -71,6 +70,7 @@ from .errors import (
 )
 from .incremental import IncrementalEncoder, line_blocks, safe_prefix_end
 from .offsets import utf16_offsets
+from .text_stream import TokenCounter
 from .registry import (
     encoding_name_for_model,
     get_encoding,
@@ -692,34 +692,14 @@ def stream_close(handle: int) -> bool:
     return _streams.pop(handle, None) is not None
 
 
-_counters: dict[int, Any] = {}  # TokenCounter, or _TextCounter for a tokenizer.json
+_counters: dict[int, TokenCounter] = {}
 _next_counter = 0
-
-
-class _TextCounter:
-    """A tokenizer.json's counter with ``TokenCounter``'s methods: the cut rules that let the
-    OpenAI encodings count in blocks are not known for arbitrary patterns, so the text is kept whole
-    and counted at ``finish``."""
-
-    def __init__(self, face: _JsonFace, errors: str) -> None:
-        self._face = face
-        self._parts: list[str] = []
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors)
-
-    def feed(self, text: str) -> None:
-        self._parts.append(text)
-
-    def feed_bytes(self, data: bytes) -> None:
-        self._parts.append(self._decoder.decode(data))
-
-    def finish(self) -> int:
-        self._parts.append(self._decoder.decode(b"", final=True))
-        return self._face.count("".join(self._parts))
 
 
 def counter_open(name: str, allowed: Any = None, disallowed: Any = None, errors: Any = "strict") -> int:
     """Start counting text that arrives in pieces (``counter_feed``/``counter_feed_bytes``, then
-    ``counter_finish``), in bounded memory for the OpenAI encodings (``Encoding.token_counter``).
+    ``counter_finish``), in bounded memory for the OpenAI encodings and the tokenizer.json pipelines
+    that ``stream_cuts.py`` allows (``Encoding.token_counter``, ``Tokenizer.token_counter``).
     JavaScript feeds a long text slice by slice, so other calls run between the slices.
 
     >>> h = counter_open("o200k_base")
@@ -732,7 +712,7 @@ def counter_open(name: str, allowed: Any = None, disallowed: Any = None, errors:
     if errors not in ("strict", "replace"):
         raise InvalidInputError(f"errors must be 'strict' or 'replace', not {errors!r}")
     if isinstance(face, _JsonFace):
-        counter: Any = _TextCounter(face, errors)
+        counter = face.tok.token_counter(errors=errors)  # in blocks where its pipeline allows (stream_cuts.py)
     else:
         counter = face.token_counter(errors=errors, **_policy(allowed, disallowed))
     _next_counter += 1
