@@ -149,6 +149,26 @@ def _non_number() -> re.Pattern[str]:
     return re.compile(translate(r"[^\p{N}]").pattern)
 
 
+def _run_start(text: str, floor: int, pos: int) -> int:
+    """Where the run of numbers holding ``text[pos]`` begins (``floor`` at the lowest). ASCII digits
+    are skipped with ``str.rstrip`` a slice at a time (C speed: a regex class test costs ~1.5 us a
+    character, 9 s on a 17 MB line of digits); any other character is tested on its own.
+
+    >>> _run_start("ab12٣45", 0, 6), _run_start("12345", 2, 4)
+    (2, 2)
+    """
+    i = pos
+    while i > floor:
+        segment = text[max(floor, i - 4096) : i]
+        digits = len(segment) - len(segment.rstrip("0123456789"))
+        i -= digits
+        if digits < len(segment):  # text[i - 1] is no ASCII digit: a number of another script?
+            if _non_number().match(text, i - 1):
+                return i
+            i -= 1
+    return floor
+
+
 def _digit_cut(text: str, floor: int, start: int, limit: int, group: int) -> int | None:
     """A cut inside a run of numbers (``\\p{N}``) for a pattern whose only alternative that takes them
     is ``\\p{N}{1,group}``: its pieces there are groups of ``group`` counted from the run's start, so
@@ -161,14 +181,7 @@ def _digit_cut(text: str, floor: int, start: int, limit: int, group: int) -> int
     """
     if start >= limit or start >= len(text) - 1 or _non_number().match(text, start):
         return None
-    run_start, width = start, 64
-    while run_start > floor:  # back to the last non-number, in doubling steps (the run may be long)
-        lo = max(floor, run_start - width)
-        found = [m.end() for m in _non_number().finditer(text, lo, run_start)]
-        if found:
-            run_start = found[-1]
-            break
-        run_start, width = lo, 2 * width
+    run_start = _run_start(text, floor, start)
     cut = start + (run_start - start) % group
     if cut == run_start:
         cut += group  # a cut at the run's start is no cut inside it
