@@ -52,7 +52,7 @@ $(BASE_STAMP): pyproject.toml
 
 # Tests and benchmarks compare against references: tiktoken, regex, pytest, hypothesis, Playwright.
 $(STAMP): $(BASE_STAMP)
-	@echo "make: installing the test and benchmark references into $(VENV): tiktoken, regex, pytest, hypothesis, playwright"
+	@echo "make: installing the test and benchmark references into $(VENV): tiktoken, regex, pytest, pytest-xdist, hypothesis, playwright"
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test,bench]'
 	touch $(STAMP)
 
