@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from . import normalizers, pre_tokenizers
+from . import pre_tokenizers
 from .openai_encodings import CL100K_PATTERN, O200K_PATTERN, R50K_PATTERN
 from .pretokenize import Pretokenizer
 from .pretokenize.splitter import digit_group_of
@@ -86,13 +86,14 @@ _PER_CHARACTER_NORMALIZERS = ("NFC", "NFD", "Lowercase")
 
 
 def _normalizer_keeps_cuts(normalizer: Any) -> bool:
-    if normalizer is None:
-        return True
-    if isinstance(normalizer, normalizers.Sequence):
-        return all(map(_normalizer_keeps_cuts, normalizer.steps))
-    if isinstance(normalizer, normalizers.UnicodeNormalizer):
-        return normalizer.form in _PER_CHARACTER_NORMALIZERS
-    return isinstance(normalizer, normalizers._PerChar) and normalizer.name in _PER_CHARACTER_NORMALIZERS
+    """Judged by the normalizer's tokenizer.json form (its ``to_json``), the one public description of it."""
+    return normalizer is None or _form_keeps_cuts(normalizer.to_json())
+
+
+def _form_keeps_cuts(form: dict[str, Any]) -> bool:
+    if form.get("type") == "Sequence":
+        return all(map(_form_keeps_cuts, form.get("normalizers", [])))
+    return form.get("type") in _PER_CHARACTER_NORMALIZERS
 
 
 def _pre_tokenizer_cuts(pre_tokenizer: Any) -> tuple[bool, int | None]:
@@ -101,19 +102,19 @@ def _pre_tokenizer_cuts(pre_tokenizer: Any) -> tuple[bool, int | None]:
     split); after it, any step that splits each piece alone. No step puts anything in front of a text."""
     steps = pre_tokenizer.steps if isinstance(pre_tokenizer, pre_tokenizers.Sequence) else [pre_tokenizer]
     digits: int | None = None
-    for step in steps:
+    for at, step in enumerate(steps):
         if isinstance(step, pre_tokenizers.ByteLevel):
             if step.add_prefix_space:
                 return False, None
             if step.use_regex:  # GPT-2's split: every cut point is a piece boundary from here on
-                return all(_later(s) for s in steps[steps.index(step) + 1 :]), digits or digit_group_of(pre_tokenizers.GPT2_PATTERN)
+                return all(map(_later, steps[at + 1 :])), digits or digit_group_of(pre_tokenizers.GPT2_PATTERN)
         elif isinstance(step, pre_tokenizers.Split):
             if type(step) is not pre_tokenizers.Split or not step.is_regex:
                 return False, None
             if (step.behavior, step.invert) not in (("isolated", False), ("removed", True)):
                 return False, None  # ("removed", True) keeps the matches: the same when they cover the text
             if step.pattern in MAIN_PATTERNS:
-                return all(_later(s) for s in steps[steps.index(step) + 1 :]), digits or digit_group_of(step.pattern)
+                return all(map(_later, steps[at + 1 :])), digits or digit_group_of(step.pattern)
             if step.pattern not in PASS_THROUGH_PATTERNS:
                 return False, None
             digits = digits or digit_group_of(step.pattern)
