@@ -120,7 +120,8 @@ export interface MemoryStats {
   cachedWordCounts: number;
   /** Python objects tracked by the garbage collector (after a collection). */
   pythonObjects: number;
-  /** The runtime's JavaScript heap in use (Node; Chromium, coarsely, where it tells), else null. */
+  /** The JavaScript heap in use where the runtime runs (its worker thread under Node; Chromium,
+   * coarsely, where it tells), else null; after a garbage collection where the realm exposes gc. */
   jsHeapBytes: number | null;
 }
 
@@ -354,8 +355,8 @@ export interface TrainOptions {
   /** Stop when the best pair occurs fewer times (Hugging Face's rule). */
   minFrequency?: number;
   onProgress?: (progress: TrainProgress) => void;
-  /** Stops the training: at once in browsers (its worker ends); under Node between counting slices,
-   * or while merging if onProgress aborts it. */
+  /** Stops the training: at once (its worker, a worker thread under Node, ends); where there are no
+   * workers, between counting slices, or while merging if onProgress aborts it. */
   signal?: AbortSignal;
   /** The trained tokenizer's name (info.name); default "trained". */
   name?: string;

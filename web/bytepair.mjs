@@ -8,9 +8,10 @@
 //   await (await createTokenizer({ model: "gpt-4o" })).countChat(messages);    // OpenAI's chat count
 //   await (await createTokenizer({ tokenizer: "qwen2_5" })).applyChatTemplate(messages); // { ids, ... }
 //
-// In browsers the runtime lives in a module Web Worker (the page never blocks); under Node it runs
-// in-process. One runtime per assets URL serves every encoding and loads once, however many callers
-// ask at the same time. All assets come from `assetsUrl` (default: the directory of this module).
+// The runtime lives in a module Web Worker in browsers and in a worker thread under Node, so neither
+// a page nor a server's event loop waits while it encodes; runtimes with neither run it in-process.
+// One runtime per assets URL serves every encoding and loads once, however many callers ask at the
+// same time. All assets come from `assetsUrl` (default: the directory of this module).
 
 import { AbortError, AssetError, DisposedError, ClosedError, InvalidInputError, WorkerError, errorFrom } from "./errors.mjs";
 
@@ -43,6 +44,10 @@ function abortError(signal) {
  * Access-Control-Allow-Origin. */
 function startWorker(assetsUrl) {
   const own = assetsUrl === DEFAULT_ASSETS;
+  if (IS_NODE) {
+    // A thread runs a file: worker.mjs beside this module, or in assetsUrl if that is a folder.
+    return new NodeThread(own || !assetsUrl.startsWith("file:") ? new URL("./worker.mjs", import.meta.url) : new URL("worker.mjs", assetsUrl));
+  }
   const url = own ? new URL("./worker.mjs", import.meta.url) : new URL("worker.mjs", assetsUrl);
   const sameOrigin = !globalThis.location || url.origin === globalThis.location.origin;
   try {
@@ -64,7 +69,58 @@ function startWorker(assetsUrl) {
   }
 }
 
-/** Runs requests in a module Web Worker. */
+/** Node's worker thread (node:worker_threads) with a Web Worker's face: postMessage, terminate,
+ * onmessage and onerror. The thread starts once its module is imported (messages wait until then),
+ * and it keeps the process alive only while a request is pending (`hold`): a script that ends
+ * without dispose() still exits, and one awaiting an answer is not cut short. */
+class NodeThread {
+  constructor(url) {
+    this.onmessage = null;
+    this.onerror = null;
+    this.thread = null;
+    this.outbox = [];
+    this.held = false;
+    this.ended = false;
+    nodeModule("node:worker_threads").then(
+      ({ Worker }) => {
+        if (this.ended) return;
+        // The thread takes this process's flags (--max-old-space-size, say) but not those about
+        // its entry point: `node --input-type=module -e ...` would refuse to start a file.
+        const execArgv = process.execArgv.filter((arg, i, all) => !arg.startsWith("--input-type") && all[i - 1] !== "--input-type");
+        const thread = new Worker(url, { name: "bytepair", execArgv });
+        thread.on("message", (data) => this.onmessage?.({ data }));
+        // A module that is not there is reported as a worker that did not load (no message), as
+        // browsers report it: WorkerBackend then says where the assets were looked for.
+        thread.on("error", (err) => this.onerror?.({ message: /MODULE_NOT_FOUND$/.test(err?.code ?? "") ? undefined : err?.message ?? String(err) }));
+        thread.on("exit", (code) => {
+          if (!this.ended) this.onerror?.({ message: `its thread exited (code ${code})` });
+        });
+        if (!this.held) thread.unref();
+        this.thread = thread;
+        for (const [message, transfer] of this.outbox.splice(0)) thread.postMessage(message, transfer);
+      },
+      (err) => this.onerror?.({ message: `node:worker_threads is not available (${err.message})` }),
+    );
+  }
+
+  postMessage(message, transfer = []) {
+    if (this.thread) this.thread.postMessage(message, transfer);
+    else this.outbox.push([message, transfer]);
+  }
+
+  hold(busy) {
+    this.held = busy;
+    if (busy) this.thread?.ref();
+    else this.thread?.unref();
+  }
+
+  terminate() {
+    this.ended = true;
+    this.thread?.terminate();
+  }
+}
+
+/** Runs requests in a module Web Worker (a worker thread under Node). */
 class WorkerBackend {
   constructor(assetsUrl, first) {
     this.worker = startWorker(assetsUrl);
@@ -83,6 +139,7 @@ class WorkerBackend {
       const entry = this.pending.get(data.id);
       if (!entry) return;
       this.pending.delete(data.id);
+      if (!this.pending.size) this.worker.hold?.(false);
       if (data.ok) entry.resolve(data.result);
       else entry.reject(errorFrom(data.error));
     };
@@ -96,9 +153,10 @@ class WorkerBackend {
         ));
         return;
       }
-      const detail = event.message ??
-        "worker.mjs did not load: check where the bundle is served, its Access-Control-Allow-Origin header (if on " +
-          "another origin), and that the page's Content-Security-Policy allows worker-src 'self' (blob: if on another origin)";
+      const detail = event.message ?? (IS_NODE
+        ? "worker.mjs or a module it imports is not beside bytepair.mjs: install the package whole, or pass assetsUrl (a folder holding dist/)"
+        : "worker.mjs did not load: check where the bundle is served, its Access-Control-Allow-Origin header (if on " +
+          "another origin), and that the page's Content-Security-Policy allows worker-src 'self' (blob: if on another origin)");
       this.fail(new WorkerError(`the bytepair worker failed: ${detail}`));
     };
     this.ready = this.request("init", { assetsUrl, ...first });
@@ -109,6 +167,7 @@ class WorkerBackend {
     const id = ++this.nextId;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, onEvent });
+      this.worker.hold?.(true);
       this.worker.postMessage({ id, op, args }, transfer);
     });
   }
@@ -117,6 +176,7 @@ class WorkerBackend {
     this.closed = err;
     for (const { reject } of this.pending.values()) reject(err);
     this.pending.clear();
+    this.worker.hold?.(false);
     this.worker.terminate();
   }
 
@@ -125,7 +185,7 @@ class WorkerBackend {
   }
 }
 
-/** Runs requests in this thread (Node, edge runtimes without workers). */
+/** Runs requests in this thread (edge runtimes without workers). */
 class InProcessBackend {
   constructor(assetsUrl, first) {
     this.listeners = new Set();
@@ -156,7 +216,7 @@ const backends = new Map(); // assetsUrl -> { backend, users }
 function acquire(assetsUrl, first) {
   let slot = backends.get(assetsUrl);
   if (!slot || slot.backend.closed) {
-    const Backend = IS_NODE || typeof Worker === "undefined" ? InProcessBackend : WorkerBackend;
+    const Backend = IS_NODE || typeof Worker !== "undefined" ? WorkerBackend : InProcessBackend;
     const backend = new Backend(assetsUrl, first);
     slot = { backend, users: 0 };
     backends.set(assetsUrl, slot);
@@ -901,16 +961,16 @@ function trainOptions(options) {
 /** Train a byte-level BPE tokenizer (Hugging Face's merges and ids, as Python's bytepair.train) on a
  * string, an array of strings, or Blobs/Files (read line by line). Options: vocabSize, pattern,
  * specialTokens, minFrequency, onProgress({ phase, done, total, merges }), signal, name, assetsUrl.
- * In browsers it runs in a worker of its own, so the page's tokenizers keep answering and an abort
- * stops it at once; under Node it runs in the calling thread (an abort is seen between slices of
- * counting, and while merging only if onProgress itself aborts). */
+ * It runs in a worker of its own (a worker thread under Node), so the other tokenizers keep
+ * answering and an abort stops it at once; where there are no workers it runs in the calling thread
+ * (an abort is seen between slices of counting, and while merging only if onProgress itself aborts). */
 export async function train(texts, options = {}) {
   const opts = trainOptions(options);
   const signal = signalOf(options);
   const sources = countTexts(texts);
   if (signal?.aborted) throw abortError(signal);
   const assetsUrl = normaliseAssets(options.assetsUrl);
-  const own = !(IS_NODE || typeof Worker === "undefined");
+  const own = IS_NODE || typeof Worker !== "undefined";
   let slot = own ? null : acquire(assetsUrl, {});
   let backend = own ? new WorkerBackend(assetsUrl, {}) : slot.backend;
   const worker = own ? backend : null; // this training's own worker

@@ -1,5 +1,5 @@
 // Executes tokenizer requests against the runtime: argument marshalling only. It runs inside the
-// Web Worker in browsers and in-process under Node; results are plain values or typed arrays (each
+// Web Worker in browsers, in a worker thread under Node (in-process where there are no workers); results are plain values or typed arrays (each
 // with a buffer of its own, copied out of wasm memory) that can be transferred without copying.
 import { errorFrom } from "./errors.mjs";
 import { Runtime } from "./runtime.mjs";
@@ -166,6 +166,7 @@ export class TokenizerService {
       case "trainClose":
         return { result: rt.call("train_close", a.handle) };
       case "memoryStats": {
+        globalThis.gc?.(); // where the runtime's realm exposes it (a Node process run with --expose-gc)
         const s = rt.call("memory_stats");
         return {
           result: {

@@ -1,5 +1,5 @@
-// Module Web Worker: hosts one Pyodide runtime for the page and answers requests by id, so the page
-// never blocks. Messages in: { id, op, args } (op "init" first). Out: { id, ok, result | error } (an
+// Module Web Worker (under Node, a worker thread): hosts one Pyodide runtime and answers requests
+// by id, so the page, or a server's event loop, never blocks. Messages in: { id, op, args } (op "init" first). Out: { id, ok, result | error } (an
 // error is { name, message, token }) and { progress: { loaded, total, phase } } while the runtime loads
 // (phase: see Progress in bytepair.d.ts), and { id, event } while request `id` runs (a training's
 // progress). Large results are transferred, not copied.
@@ -13,6 +13,16 @@ import "./errors.mjs";
 
 let service = null;
 let warmedUp = false;
+
+/** import() of a Node built-in, called only in a Node worker thread (the name is passed, not written
+ * in the import(), so that bundlers for the browser do not try to resolve it). */
+const nodeModule = (name) => import(/* webpackIgnore: true */ /* @vite-ignore */ name);
+
+// The channel to the caller: the Web Worker's global scope, or a Node worker thread's parentPort
+// (messages sent before its listener is attached wait on the port).
+const IN_BROWSER = typeof self !== "undefined" && typeof self.postMessage === "function";
+let port = IN_BROWSER ? self : null;
+const post = (message, transfer = []) => port.postMessage(message, transfer);
 
 // After the first tokenizer opens, the worker encodes a few parts of a made-up text through a
 // throwaway engine (the bridge's `warm_up`), one part per task, so requests interleave with them:
@@ -37,22 +47,22 @@ function warmUp(svc, name) {
 }
 
 function reply(id, result, transfer = []) {
-  self.postMessage({ id, ok: true, result }, transfer);
+  post({ id, ok: true, result }, transfer);
 }
 
 function fail(id, err) {
   const name = err?.name && err.name !== "Error" ? err.name : "Error";
-  self.postMessage({ id, ok: false, error: { name, message: String(err?.message ?? err), token: err?.token } });
+  post({ id, ok: false, error: { name, message: String(err?.message ?? err), token: err?.token } });
 }
 
-self.onmessage = async ({ data }) => {
+async function onRequest(data) {
   const { id, op, args } = data;
   try {
     if (op === "init") {
       if (!service) {
         service = TokenizerService.create({
           ...args,
-          onProgress: (progress) => self.postMessage({ progress }),
+          onProgress: (progress) => post({ progress }),
         });
         service.catch(() => {
           service = null;
@@ -64,7 +74,7 @@ self.onmessage = async ({ data }) => {
     }
     if (!service) throw Object.assign(new Error("the runtime is not initialised"), { name: "StateError" });
     const emit = (event) => {
-      self.postMessage({ id, event });
+      post({ id, event });
       return false; // never "stop": an aborted training's page ends this worker instead
     };
     const { result, transfer } = await (await service).handle(op, args, { emit });
@@ -76,4 +86,13 @@ self.onmessage = async ({ data }) => {
   } catch (err) {
     fail(id, err);
   }
-};
+}
+
+if (IN_BROWSER) {
+  self.onmessage = ({ data }) => onRequest(data);
+} else {
+  nodeModule("node:worker_threads").then(({ parentPort }) => {
+    port = parentPort;
+    parentPort.on("message", onRequest);
+  });
+}

@@ -1,0 +1,69 @@
+// Under Node the runtime answers from a worker thread: a long encode leaves the caller's event loop
+// free, and the thread neither keeps a finished script alive nor lets one end while it waits for an
+// answer. (Run by `node --test web/test/`, tests/test_node_api.py.)
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { test } from "node:test";
+
+const API = new URL("../../dist/bytepair.mjs", import.meta.url).href;
+const { createTokenizer } = await import(API);
+
+/** About `n` bytes of words never seen before (a new text defeats the piece cache). */
+function newWords(n, seed) {
+  let x = seed;
+  const letters = "abcdefghijklmnopqrstuvwxyzäöüéñ";
+  const words = [];
+  for (let size = 0; size < n; ) {
+    let word = " ";
+    const length = 2 + (x % 9);
+    for (let i = 0; i < length; i++) {
+      x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+      word += letters[(x >>> 16) % letters.length];
+    }
+    words.push(word);
+    size += word.length;
+  }
+  return words.join("");
+}
+
+test("a long encode leaves the caller's event loop free", async () => {
+  const tok = await createTokenizer({ encoding: "o200k_base" });
+  try {
+    const text = newWords(400_000, 7);
+    let ticks = 0;
+    let longestGap = 0;
+    let last = performance.now();
+    const timer = setInterval(() => {
+      const now = performance.now();
+      longestGap = Math.max(longestGap, now - last);
+      last = now;
+      ticks += 1;
+    }, 5);
+    const start = performance.now();
+    const ids = await tok.encode(text);
+    const ms = performance.now() - start;
+    clearInterval(timer);
+    longestGap = Math.max(longestGap, performance.now() - last);
+    assert.ok(ids.length > 100_000);
+    assert.ok(ms > 150, `the encode took ${ms.toFixed(0)} ms: too short to show anything`);
+    // In the caller's thread the timer would not fire until the encode is done (one gap as long as it).
+    assert.ok(longestGap < ms / 2, `the event loop stood still for ${longestGap.toFixed(0)} ms of a ${ms.toFixed(0)} ms encode`);
+    assert.ok(ticks >= 5, `the timer fired ${ticks} times during a ${ms.toFixed(0)} ms encode`);
+  } finally {
+    tok.dispose();
+  }
+});
+
+test("a script ends without dispose(), after the answers it awaits", () => {
+  // --input-type=module -e: the thread must not take over flags about the caller's entry point.
+  const script = `
+    const { createTokenizer } = await import(${JSON.stringify(API)});
+    const tok = await createTokenizer({ encoding: "cl100k_base" });
+    console.log(await tok.count("hello world"));
+    setTimeout(async () => console.log((await tok.encode("hello world")).length), 50);
+  `;
+  const result = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", timeout: 60_000 });
+  assert.equal(result.error, undefined, "the script did not end by itself");
+  assert.equal(result.status, 0, result.stderr);
+  assert.deepEqual(result.stdout.trim().split("\n"), ["2", "2"]);
+});
