@@ -1,4 +1,4 @@
-// The bad-input table (bad_inputs.mjs) under Node, through the in-process runtime: each call must
+// The bad-input table (bad_inputs.mjs) under Node, through the runtime's worker thread: each call must
 // reject (or throw) with the error name and message the table gives, and the process must live on.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
