@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from itertools import product
 
 import pytest
 from hypothesis import given, settings
@@ -17,6 +18,7 @@ from bytepair.bpe_merge import (
     _pair_table,
     apply_merges,
     merge_piece,
+    merge_three,
     reference_merge,
 )
 from bytepair.long_pieces import LONG_PIECE_CHARS
@@ -43,6 +45,26 @@ def test_short_and_heap_equal_reference_on_bytes(data: bytes) -> None:
 def test_paths_equal_reference_on_text(text: str) -> None:
     data = text.encode()
     assert _merge_short(data, RANKS) == _merge_long(data, RANKS) == reference_merge(data, RANKS)
+
+
+def test_merge_three_equals_reference() -> None:
+    """The written-out rule for three bytes against the plain rule: every string over four bytes
+    with a vocabulary where each shape occurs (left or right pair first, a whole piece reached by
+    either, a whole-piece token no merge reaches), then o200k's three-byte tokens and random bytes."""
+    ranks = {bytes([b]): b for b in range(256)}
+    for token in (b"bc", b"ab", b"ca", b"abc", b"bca", b"aa", b"aaa", b"cab", b"dcd", b"dd"):
+        ranks[token] = len(ranks)
+    shapes = set()
+    for data in map(bytes, product(b"abcd", repeat=3)):
+        expected = reference_merge(data, ranks)
+        assert list(merge_three(data, ranks)) == expected, data
+        shapes.add(len(expected))
+    assert shapes == {1, 2, 3}
+    rng = random.Random(11)
+    cases = [token for token in RANKS if len(token) == 3] + [rng.randbytes(3) for _ in range(20_000)]
+    for data in cases:
+        assert list(merge_three(data, RANKS)) == reference_merge(data, RANKS), data
+        assert apply_merges(data, RANKS) == reference_merge(data, RANKS)
 
 
 def test_merge_matches_tiktoken_single_piece(tiktoken_ref) -> None:

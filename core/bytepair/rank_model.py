@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from random import Random
 
-from .bpe_merge import apply_merges, merge_dropout
+from .bpe_merge import apply_merges, merge_dropout, merge_three
 from .char_merge import CharStarts, Fragments, LazyCharMerge
 from .byte_unicode import bytes_to_visible, visible_to_bytes
 from .long_pieces import LongPieceEncoder
@@ -66,6 +66,8 @@ class RankModel:
         rank = self.ranks.get(data)
         if rank is not None:
             return (rank,)
+        if len(data) == 3:
+            return merge_three(data, self.ranks)
         # Short pieces that are not mostly multi-byte (those start from characters) are most often
         # two tokens: look for them by their split before merging.
         if self._two_tokens is not None and len(data) <= TWO_TOKEN_MAX_BYTES and 2 * len(data) < 3 * len(piece):
