@@ -90,6 +90,8 @@ class Encoded:
             )
         for field_name in _LAZY_FIELDS:
             self.__dict__[field_name] = full.__dict__[field_name]
+        if "_pad_sequence_id" in full.__dict__:
+            self._pad_sequence_id = full._pad_sequence_id
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -122,13 +124,36 @@ class Encoded:
         if n <= 0:
             return
         self._materialize()
+        # Padding has no sequence id, except where HF keeps no sequence ranges (one text, no
+        # post-processor): its sequence_ids are then 0 throughout, padding included.
+        pad_sequence_id = self.__dict__.get("_pad_sequence_id")
         for name, value in (("ids", pad_id), ("tokens", pad_token), ("offsets", (0, 0)), ("type_ids", pad_type_id),
-                            ("attention_mask", 0), ("special_tokens_mask", 1), ("word_ids", None), ("sequence_ids", None)):
+                            ("attention_mask", 0), ("special_tokens_mask", 1), ("word_ids", None), ("sequence_ids", pad_sequence_id)):
             values = getattr(self, name)
             setattr(self, name, values + [value] * n if direction == "right" else [value] * n + values)
 
 
 _NAMES = ("ids", "tokens", "offsets", "type_ids", "special_tokens_mask", "word_ids", "sequence_ids")
+
+
+def _words(sequence: object, name: str) -> list[str]:
+    """A pre-tokenized ``sequence`` as a list of words, or :class:`InvalidInputError` saying what
+    ``is_pretokenized=True`` takes."""
+    if isinstance(sequence, str) or not isinstance(sequence, (list, tuple)):
+        raise InvalidInputError(
+            f"with is_pretokenized=True, {name} must be a list of words (str), not {type(sequence).__name__}; "
+            "pass one text without is_pretokenized"
+        )
+    for word in sequence:
+        require_str(word, f"each word of {name}")
+    return list(sequence)
+
+
+def _piecewise(encoding: Encoded, sequence_id: int = 0) -> Piecewise:
+    """An encoding's fields as the lists the post-processor works on. Its type ids stay as they are
+    (a post-processor's template sets its own; with none, HF keeps them)."""
+    return Piecewise(list(encoding.ids), list(encoding.tokens), list(encoding.offsets), list(encoding.type_ids),
+                     list(encoding.special_tokens_mask), list(encoding.word_ids), [sequence_id] * len(encoding.ids))
 
 
 def _slice(seq: Piecewise, start: int, stop: int) -> Piecewise:
@@ -606,8 +631,8 @@ class Tokenizer:
     # ---------------------------------------------------------------- encoding
     def encode(
         self,
-        sequence: str,
-        pair: str | None = None,
+        sequence: str | Sequence[str],
+        pair: str | Sequence[str] | None = None,
         is_pretokenized: bool = False,
         add_special_tokens: bool = True,
         *,
@@ -620,15 +645,26 @@ class Tokenizer:
         as HF applies it; 0: none). ``seed`` makes it reproducible: a fresh ``random.Random(seed)``
         per call. With dropout the piece cache is neither read nor filled.
 
+        With ``is_pretokenized``, ``sequence`` (and ``pair``) are lists of words, as HF takes them
+        (transformers' ``is_split_into_words``): each word goes through the whole pipeline as a text of
+        its own (normalizer, added tokens, pre-tokenizer, model), its tokens get the word's index as
+        their word id, and offsets are within each word.
+
         >>> tok = Tokenizer.from_encoding("cl100k_base")
         >>> tok.encode("hello", dropout=1.0).tokens, tok.encode("hello", dropout=0.0).tokens
         (['h', 'e', 'l', 'l', 'o'], ['hello'])
+        >>> e = tok.encode(["New", " York", "er"], is_pretokenized=True)
+        >>> e.tokens, e.word_ids, e.offsets
+        (['New', 'ĠYork', 'er'], [0, 1, 2], [(0, 3), (0, 5), (0, 2)])
         """
         if is_pretokenized:
-            raise UnsupportedTokenizerError("is_pretokenized=True is not supported yet; pass the text as one string")
-        require_str(sequence, "sequence")
-        if pair is not None:
-            require_str(pair, "pair")
+            sequence = _words(sequence, "sequence")
+            if pair is not None:
+                pair = _words(pair, "pair")
+        else:
+            require_str(sequence, "sequence")
+            if pair is not None:
+                require_str(pair, "pair")
         p = check_dropout(getattr(self.model, "dropout", 0.0) if dropout is None else dropout)
         if p:
             rng = Random(seed)
@@ -641,18 +677,63 @@ class Tokenizer:
         if self._truncation is None and self._padding is None:
             # Ids by the fast path (the post-processor needs only ids to add its special tokens);
             # everything else is built if and when it is read.
-            first_ids = Piecewise(ids=list(chain.from_iterable(self._id_chunks(sequence))))
-            second_ids = None if pair is None else Piecewise(ids=list(chain.from_iterable(self._id_chunks(pair))))
+            first_ids = Piecewise(ids=self._sequence_ids(sequence))
+            second_ids = None if pair is None else Piecewise(ids=self._sequence_ids(pair))
             ids = self._processor().process(first_ids, second_ids, add_special_tokens).ids
-            return Encoded(ids, build=lambda: self._encode_full(sequence, pair, add_special_tokens, pad=False))
+            # Built as it was encoded: without truncation even if some is set before the fields are read.
+            return Encoded(ids, build=lambda: self._encode_full(sequence, pair, add_special_tokens, pad=False, truncate=False))
         return self._encode_full(sequence, pair, add_special_tokens, pad=self._padding is not None)
 
-    def _encode_full(self, sequence: str, pair: str | None, add_special_tokens: bool, *, pad: bool,
-                     piece_ids: Callable[[str], tuple[int, ...]] | None = None) -> Encoded:
-        first = self._encode_sequence(sequence, 0, piece_ids)
-        second = None if pair is None else self._encode_sequence(pair, 1, piece_ids)
-        encoded = self._post_process(first, second, add_special_tokens)
+    def _sequence_ids(self, sequence: str | list[str]) -> list[int]:
+        """The ids of a text, or of a list of words each encoded as a text of its own."""
+        if isinstance(sequence, str):
+            return list(chain.from_iterable(self._id_chunks(sequence)))
+        return [i for word in sequence for i in chain.from_iterable(self._id_chunks(word))]
+
+    def _encode_full(self, sequence: str | list[str], pair: str | list[str] | None, add_special_tokens: bool, *,
+                     pad: bool, piece_ids: Callable[[str], tuple[int, ...]] | None = None, truncate: bool = True) -> Encoded:
+        first = self._encode_any(sequence, 0, piece_ids)
+        second = None if pair is None else self._encode_any(pair, 1, piece_ids)
+        encoded = self._post_process(first, second, add_special_tokens, truncate=truncate)
         if pad:
+            self._pad([encoded])
+        return encoded
+
+    def _encode_any(self, sequence: str | list[str], type_id: int,
+                    piece_ids: Callable[[str], tuple[int, ...]] | None = None) -> Piecewise:
+        """``_encode_sequence`` of a text; of a list of words, each word's, joined as HF joins them:
+        every token of word ``i`` has word id ``i``, offsets stay within their word."""
+        if isinstance(sequence, str):
+            return self._encode_sequence(sequence, type_id, piece_ids)
+        out = Piecewise()
+        for index, word in enumerate(sequence):
+            part = self._encode_sequence(word, type_id, piece_ids)
+            part.word_ids = [index] * len(part.ids)
+            out.extend(part)
+        return out
+
+    def post_process(self, encoding: Encoded, pair: Encoded | None = None, add_special_tokens: bool = True) -> Encoded:
+        """HF's ``post_process``: truncation (if set), the post-processor's special tokens and
+        padding (if set), applied to what ``encode(..., add_special_tokens=False)`` returned.
+
+        Every field is HF's but ``sequence_ids``, which are those ``encode(text, pair)`` gives: HF
+        0.23 keeps no sequence ranges on what ``encode`` returns, so after its ``post_process`` the
+        first sequence's ids are None or 0 and padding's 0 or None, by post-processor and truncation.
+
+        >>> tok = Tokenizer.from_encoding("cl100k_base")
+        >>> tok.post_process(tok.encode("hi", add_special_tokens=False)).ids
+        [6151]
+        """
+        if not isinstance(encoding, Encoded) or (pair is not None and not isinstance(pair, Encoded)):
+            raise InvalidInputError("post_process takes what encode() returned (and optionally a second one as pair)")
+        first = _piecewise(encoding)
+        second = None if pair is None else _piecewise(pair, sequence_id=1)
+        if second is not None and self.post_processor is not None:
+            # HF's post-processors number a pair's sequences 0 and 1 in their type ids (a template
+            # then sets its own); with none, the encodings keep theirs.
+            first.type_ids, second.type_ids = [0] * len(first.ids), [1] * len(second.ids)
+        encoded = self._post_process(first, second, add_special_tokens)
+        if self._padding is not None:
             self._pad([encoded])
         return encoded
 
@@ -678,7 +759,13 @@ class Tokenizer:
         try:
             out = []
             for item in inputs:
-                if isinstance(item, (tuple, list)):
+                if is_pretokenized:
+                    # A list of words, or a (words, words) pair: a tuple of two sequences that are not str.
+                    if isinstance(item, tuple) and len(item) == 2 and not any(isinstance(x, str) for x in item):
+                        out.append(self.encode(item[0], item[1], True, add_special_tokens))
+                    else:
+                        out.append(self.encode(item, None, True, add_special_tokens))
+                elif isinstance(item, (tuple, list)):
                     if len(item) != 2:
                         raise InvalidInputError("a pair in encode_batch must be (text, pair)")
                     out.append(self.encode(item[0], item[1], is_pretokenized, add_special_tokens))
@@ -893,10 +980,11 @@ class Tokenizer:
             pos += n
         return spans
 
-    def _post_process(self, first: Piecewise, second: Piecewise | None, add_special_tokens: bool) -> Encoded:
+    def _post_process(self, first: Piecewise, second: Piecewise | None, add_special_tokens: bool, *,
+                      truncate: bool = True) -> Encoded:
         overflow_first: list[Piecewise] = []
         overflow_second: list[Piecewise] = []
-        if self._truncation is not None:
+        if truncate and self._truncation is not None:
             first, second, overflow_first, overflow_second = self._truncate(first, second, add_special_tokens)
         processor = self._processor()
         encoded = Encoded._from(processor.process(first, second, add_special_tokens))
@@ -908,6 +996,12 @@ class Tokenizer:
                 encoded.overflowing.append(Encoded._from(processor.process(extra, extra2, add_special_tokens)))
         for extra2 in overflow_second:
             encoded.overflowing.append(Encoded._from(processor.process(first, extra2, add_special_tokens)))
+        if self.post_processor is None and second is None:
+            # HF keeps no sequence ranges for one text without a post-processor: every token's
+            # sequence id is 0, padding's too. (The overflows of a pair without one get ids that
+            # follow no rule this copies; they are left as encode gives them.)
+            for each in (encoded, *encoded.overflowing):
+                each._pad_sequence_id = 0
         return encoded
 
     def _truncate(self, first: Piecewise, second: Piecewise | None, add_special_tokens: bool
