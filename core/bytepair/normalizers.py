@@ -74,10 +74,22 @@ class _PerChar(Normalizer):
 
 
 class UnicodeNormalizer(Normalizer):
-    """NFC, NFD, NFKC or NFKD, one combining sequence (a starter and the marks after it) at a time;
-    each character a sequence becomes aligns with the character it comes from (``_sources``), as
-    HF aligns them. A character that composes with the one before it (Hangul jamo) joins its
-    sequence too."""
+    """NFC, NFD, NFKC or NFKD, with each new character aligned as HF aligns it.
+
+    HF (through the ``unicode-normalization-alignments`` crate) tags every character the
+    normalization puts out with a *change*: the first character of a character's decomposition
+    replaces it (0), the others are inserted (+1); canonical reordering moves characters with their
+    tags; a composition folds a character into its starter, whose tag drops by one (-1: it replaced
+    two). Then the characters are walked in order against the input's: a replacing character aligns
+    with the next input character and consumes it (and as many more as its tag is below zero), an
+    inserted one with the input character consumed last. So alignment is by position, not by
+    identity: ``q`` + U+0307 + U+0323 is reordered to ``q`` + U+0323 + U+0307, and U+0323 aligns
+    with U+0307's place. Written out here step by step (``_decompose``, ``_reorder``, ``_compose``,
+    ``_walk``); the text itself is still ``unicodedata``'s, and tests hold the two equal.
+
+    >>> UnicodeNormalizer("NFC").normalize_aligned("e\u0301\u0301")
+    ('é\u0301', [(0, 1), (2, 3)])
+    """
 
     def __init__(self, form: str) -> None:
         self.form = form
@@ -90,45 +102,101 @@ class UnicodeNormalizer(Normalizer):
     def normalize_aligned(self, text: str) -> tuple[str, Alignment | None]:
         if text.isascii() or unicodedata.is_normalized(self.form, text):
             return text, None
-        form = self.form
-        out: list[str] = []
-        align: Alignment = []
-        start, done = 0, ""  # the open sequence text[start:i] and what it normalizes to
-        for i in range(len(text) + 1):
-            if i < len(text):
-                ch = text[i]
-                joined = unicodedata.normalize(form, text[start : i + 1])
-                if i == start or unicodedata.combining(ch) or joined != done + unicodedata.normalize(form, ch):
-                    done = joined  # ch belongs to the open sequence (a mark, or it composes with it)
-                    continue
-            out.append(done)
-            align.extend((start + j, start + j + 1) for j in _sources(text[start:i], done))
-            if i < len(text):
-                start, done = i, unicodedata.normalize(form, text[i])
-        return "".join(out), align
+        chars, changes = _decompose(text, "NFKD" if self.form in ("NFKC", "NFKD") else "NFD")
+        _reorder(chars, changes)
+        if self.form in ("NFC", "NFKC"):
+            chars, changes = _compose(chars, changes)
+        normalized = unicodedata.normalize(self.form, text)
+        if "".join(chars) != normalized:  # pragma: no cover - a case the steps do not model (tests look for one)
+            # The text (and so the ids) stays unicodedata's; characters align by position.
+            return normalized, [(min(i, len(text) - 1), min(i, len(text) - 1) + 1) for i in range(len(normalized))]
+        return normalized, _walk(changes)
 
     def to_json(self) -> dict[str, Any]:
         return {"type": self.form}
 
 
-def _sources(before: str, after: str) -> list[int]:
-    """For each character of ``after`` (one normalized sequence), the index in ``before`` it comes
-    from: the same character where it is still there, else the first one not yet taken (a composed
-    or decomposed character), else the last.
+def _decompose(text: str, form: str) -> tuple[list[str], list[int]]:
+    """Each character's full decomposition (``form`` is NFD or NFKD), tagged: 0 for its first
+    character, +1 for the rest."""
+    chars: list[str] = []
+    changes: list[int] = []
+    for ch in text:
+        parts = unicodedata.normalize(form, ch) if ord(ch) >= 0x80 else ch
+        chars.extend(parts)
+        changes.append(0)
+        changes.extend([1] * (len(parts) - 1))
+    return chars, changes
 
-    >>> _sources("e\u0327\u0308", "ȩ\u0308"), _sources("é", "e\u0301")
-    ([0, 2], [0, 0])
-    """
-    taken = [False] * len(before)
-    out = []
-    for ch in after:
-        j = next((k for k, c in enumerate(before) if c == ch and not taken[k]), -1)
-        if j < 0:
-            j = next((k for k in range(len(before)) if not taken[k]), len(before) - 1)
-        if 0 <= j < len(before):
-            taken[j] = True
-        out.append(max(j, 0))
-    return out
+
+def _reorder(chars: list[str], changes: list[int]) -> None:
+    """Canonical ordering in place: each run of combining characters sorted by combining class
+    (stably), their tags moving with them."""
+    classes = list(map(unicodedata.combining, chars))
+    i, n = 0, len(chars)
+    while i < n:
+        if not classes[i]:
+            i += 1
+            continue
+        j = i
+        while j < n and classes[j]:
+            j += 1
+        if j - i > 1:
+            order = sorted(range(i, j), key=classes.__getitem__)
+            chars[i:j] = [chars[k] for k in order]
+            changes[i:j] = [changes[k] for k in order]
+            classes[i:j] = [classes[k] for k in order]
+        i = j
+
+
+def _composite(first: str, second: str) -> str | None:
+    """The primary composite of ``first`` + ``second``, or None: the one character NFC makes of
+    them whose decomposition is exactly theirs."""
+    joined = unicodedata.normalize("NFC", first + second)
+    if len(joined) == 1 and unicodedata.normalize("NFD", joined) == unicodedata.normalize("NFD", first) + second:
+        return joined
+    return None
+
+
+def _compose(chars: list[str], changes: list[int]) -> tuple[list[str], list[int]]:
+    """Canonical composition (Unicode's algorithm: a character joins the last starter unless a
+    character between them is a starter or has a class at least its own); a joined character's tag
+    is added to the starter's, less one."""
+    out: list[str] = []
+    tags: list[int] = []
+    starter = -1  # index in out of the last starter
+    last_class = 0  # class of the last character kept after it (0: none yet)
+    for ch, change in zip(chars, changes):
+        cls = unicodedata.combining(ch)
+        if starter >= 0 and (starter == len(out) - 1 or 0 < last_class < cls):
+            joined = _composite(out[starter], ch)
+            if joined is not None:
+                out[starter] = joined
+                tags[starter] += change - 1
+                continue
+        if cls == 0:
+            starter = len(out)
+            last_class = 0
+        else:
+            last_class = cls
+        out.append(ch)
+        tags.append(change)
+    return out, tags
+
+
+def _walk(changes: list[int]) -> Alignment:
+    """The alignment HF gives the tagged characters: a replacing one (tag <= 0) takes the next input
+    character and consumes it and ``-tag`` more; an inserted one (tag > 0) takes the input character
+    consumed last (nothing, ``(0, 0)``, at the very start)."""
+    align: Alignment = []
+    at = 0
+    for change in changes:
+        if change > 0:
+            align.append((at - 1, at) if at else (0, 0))
+        else:
+            align.append((at, at + 1))
+            at += 1 - change
+    return align
 
 
 class Strip(Normalizer):
