@@ -1,5 +1,6 @@
 // Module Web Worker (under Node, a worker thread): hosts one Pyodide runtime and answers requests
-// by id, so the page, or a server's event loop, never blocks. Messages in: { id, op, args } (op "init" first). Out: { id, ok, result | error } (an
+// by id, so the page, or a server's event loop, never blocks. Messages in: { id, op, args } (op
+// "init" first). Out: { id, ok, result | error } (an
 // error is { name, message, token }) and { progress: { loaded, total, phase } } while the runtime loads
 // (phase: see Progress in bytepair.d.ts), and { id, event } while request `id` runs (a training's
 // progress). Large results are transferred, not copied.
