@@ -437,3 +437,31 @@ def test_bad_tokenizer_json_gives_typed_errors(web) -> None:
     assert err["name"] == "UnknownTokenizerError" and "llama3" in err["message"]
     err = js_error(page, "() => window.bp.createTokenizer({ tokenizerJson: './no/such/tokenizer.json' })")
     assert err["name"] == "AssetError" and "404" in err["message"]
+
+
+def test_runtimes_without_workers_run_it_in_process(browser, dist_server) -> None:
+    """Where there is no Worker (edge runtimes), the API runs the runtime in the calling thread
+    (bytepair.mjs's InProcessBackend): the same ids, counts and text back. Browsers and Node use a
+    worker, so this page takes Worker away before importing the module."""
+    guard = Guard()
+    ctx, page = open_page(browser, dist_server, guard)
+    texts = ["hello world", "naïve café 🫠 日本語", "x" * 5000 + " end"]
+    got = page.evaluate(
+        """async (texts) => {
+          delete globalThis.Worker;
+          const bp = await import('./bytepair.mjs');
+          const tok = await bp.createTokenizer({ encoding: 'o200k_base' });
+          const ids = [];
+          for (const t of texts) ids.push(Array.from(await tok.encode(t)));
+          const out = { ids, count: await tok.count(texts[1]), text: await tok.decode(ids[1]), worker: typeof Worker };
+          tok.dispose();
+          return out;
+        }""",
+        texts,
+    )
+    ctx.close()
+    enc = bytepair.get_encoding("o200k_base")
+    assert got["worker"] == "undefined"
+    assert got["ids"] == [enc.encode(t) for t in texts]
+    assert got["count"] == len(enc.encode(texts[1])) and got["text"] == texts[1]
+    assert not guard.violations, guard.violations
