@@ -4,6 +4,8 @@ encoding, single and pair, with and without special tokens, batched, truncated a
 
 from __future__ import annotations
 
+from functools import cache
+
 import pytest
 import tokenizers
 from hypothesis import given, settings
@@ -87,11 +89,16 @@ def test_post_process_equals_hf(pair_of) -> None:
                 tok.no_padding()
 
 
+@cache
+def _gpt2() -> tuple[tokenizers.Tokenizer, bytepair.Tokenizer]:
+    path = str(hf_folder("gpt2") / "tokenizer.json")
+    return tokenizers.Tokenizer.from_file(path), bytepair.Tokenizer.from_file(path)
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.text(alphabet="ab c'\n日🙂é.<|>", max_size=8), max_size=6))
 def test_pretokenized_words_on_gpt2_are_hfs(words: list[str]) -> None:
-    path = str(hf_folder("gpt2") / "tokenizer.json")
-    hf, ours = tokenizers.Tokenizer.from_file(path), bytepair.Tokenizer.from_file(path)
+    hf, ours = _gpt2()
     assert fields(ours.encode(words, is_pretokenized=True)) == fields(hf.encode(words, is_pretokenized=True))
 
 
