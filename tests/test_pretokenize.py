@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 
 import pytest
@@ -96,6 +97,20 @@ def test_block_cuts_keep_pieces_on_corpus(name: str) -> None:
     for text in corpus_texts().values():
         blocks = list(split.blocks(text, 500))
         assert "".join(blocks) == text and len(blocks) > 5
+        assert [p for b in blocks for p in split.split(b)] == split.split(text)
+
+
+@pytest.mark.parametrize("name", sorted(PATTERNS))
+def test_block_cuts_in_long_runs_of_digits(name: str) -> None:
+    """Runs of digits longer than the 4096 characters ``_run_start`` strips at a time: a whole line
+    of them (found in one pass back to the previous cut), one with a digit of another script or a
+    space inside, and one that starts after letters."""
+    split = Pretokenizer(PATTERNS[name], cuttable=True)
+    digits = "".join(random.Random(5).choices("0123456789", k=30_000))
+    for text in (digits, "ab " + digits, digits[:9001] + "\u0663" + digits[9001:], "x" + digits[:12_345] + " y " + digits):
+        blocks = list(split.blocks(text, 5000, first=100))
+        assert "".join(blocks) == text
+        assert len(blocks) > 3 or split.digit_group is None
         assert [p for b in blocks for p in split.split(b)] == split.split(text)
 
 

@@ -80,9 +80,12 @@ class PieceCache(dict[str, tuple[int, ...]]):
         """
         if len(pieces) < _BATCH_MIN_BLOCK or self._long is None:
             return
-        sample = "".join(pieces[:_BATCH_MIN_PIECES]).encode("utf-8", "surrogatepass")
+        head = pieces[:_BATCH_MIN_PIECES]
+        sample = "".join(head).encode("utf-8", "surrogatepass")
         if distinct_bytes(sample, MAX_DISTINCT_BYTES) is None:
             return
+        if 2 * sum(map(self.__contains__, head)) > len(head):
+            return  # most of them are known already (a line of digits after its first block)
         new = [piece for piece in dict.fromkeys(pieces) if piece not in self and len(piece) <= LONG_PIECE_CHARS]
         if len(new) < _BATCH_MIN_PIECES:
             return

@@ -158,6 +158,7 @@ def _run_start(text: str, floor: int, pos: int) -> int:
     (2, 2)
     """
     i = pos
+    whole_checked = False
     while i > floor:
         segment = text[max(floor, i - 4096) : i]
         digits = len(segment) - len(segment.rstrip("0123456789"))
@@ -166,6 +167,13 @@ def _run_start(text: str, floor: int, pos: int) -> int:
             if _non_number().match(text, i - 1):
                 return i
             i -= 1
+        elif not whole_checked and i > floor:
+            # A long run: see at once whether it reaches the floor (a line of digits: one C pass
+            # over the block instead of a slice and a strip per 4096 characters).
+            whole_checked = True
+            rest = text[floor:i]
+            if rest.isascii() and rest.isdigit():
+                return floor
     return floor
 
 
