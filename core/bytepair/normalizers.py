@@ -168,7 +168,8 @@ def _compose(chars: list[str], changes: list[int]) -> tuple[list[str], list[int]
     last_class = 0  # class of the last character kept after it (0: none yet)
     for ch, change in zip(chars, changes):
         cls = unicodedata.combining(ch)
-        if starter >= 0 and (starter == len(out) - 1 or 0 < last_class < cls):
+        # (No composite has an ASCII second half: an ASCII character is never folded in.)
+        if starter >= 0 and ch >= "\x80" and (starter == len(out) - 1 or 0 < last_class < cls):
             joined = _composite(out[starter], ch)
             if joined is not None:
                 out[starter] = joined
