@@ -31,7 +31,7 @@ const DATA_DIR = "/bytepair-data";
  * written in the import(), so that bundlers for the browser (esbuild, webpack, Vite) do not try to
  * resolve it: they fail on node: specifiers otherwise. (bytepair.mjs has the same one-liner: the
  * page's thread never loads this module.) */
-const nodeModule = (name) => import(/* webpackIgnore: true */ /* @vite-ignore */ name);
+export const nodeModule = (name) => import(/* webpackIgnore: true */ /* @vite-ignore */ name);
 
 /** An error of the class `name` names (see errors.mjs). */
 function bpError(name, message, token = undefined) {

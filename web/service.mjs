@@ -1,6 +1,7 @@
 // Executes tokenizer requests against the runtime: argument marshalling only. It runs inside the
-// Web Worker in browsers, in a worker thread under Node (in-process where there are no workers); results are plain values or typed arrays (each
-// with a buffer of its own, copied out of wasm memory) that can be transferred without copying.
+// Web Worker in browsers, in a worker thread under Node (in-process where there are no workers);
+// results are plain values or typed arrays (each with a buffer of its own, copied out of wasm
+// memory) that can be transferred without copying.
 import { errorFrom } from "./errors.mjs";
 import { Runtime } from "./runtime.mjs";
 

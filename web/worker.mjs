@@ -1,23 +1,19 @@
 // Module Web Worker (under Node, a worker thread): hosts one Pyodide runtime and answers requests
 // by id, so the page, or a server's event loop, never blocks. Messages in: { id, op, args } (op
-// "init" first). Out: { id, ok, result | error } (an
-// error is { name, message, token }) and { progress: { loaded, total, phase } } while the runtime loads
+// "init" first). Out: { id, ok, result | error } (an error is { name, message, token }) and
+// { progress: { loaded, total, phase } } while the runtime loads
 // (phase: see Progress in bytepair.d.ts), and { id, event } while request `id` runs (a training's
 // progress). Large results are transferred, not copied.
 import { TokenizerService } from "./service.mjs";
-// Only service.mjs needs these, but naming them here lets the browser fetch the whole module graph
-// at once, instead of one level at a time (worker, service, runtime, snapshot: a round trip each,
-// a revalidation each on a warm page).
-import "./runtime.mjs";
+// Naming these here (only service.mjs needs them, but for runtime.mjs's nodeModule) lets the
+// browser fetch the whole module graph at once, instead of one level at a time (worker, service,
+// runtime, snapshot: a round trip each, a revalidation each on a warm page).
+import { nodeModule } from "./runtime.mjs";
 import "./snapshot.mjs";
 import "./errors.mjs";
 
 let service = null;
 let warmedUp = false;
-
-/** import() of a Node built-in, called only in a Node worker thread (the name is passed, not written
- * in the import(), so that bundlers for the browser do not try to resolve it). */
-const nodeModule = (name) => import(/* webpackIgnore: true */ /* @vite-ignore */ name);
 
 // The channel to the caller: the Web Worker's global scope, or a Node worker thread's parentPort
 // (messages sent before its listener is attached wait on the port).

@@ -96,9 +96,9 @@ def apply_merges(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
 def merge_three(piece: bytes, ranks: dict[bytes, int]) -> tuple[int, ...]:
     """The merge rule for exactly three bytes, written out: of the two pairs the lower-ranked one
     that is a token merges (the left one if both are the same token: ``b"ddd"``), then the piece is
-    whole if it is a token. Two lookups where the rule's loop takes a list and a step per merge; a first pass meets
-    many such pieces (base64 and other random text, single CJK characters). Tests hold it to
-    :func:`reference_merge` on every three-byte string over a few bytes.
+    whole if it is a token. Two lookups where the rule's loop takes a list and a step per merge;
+    a first pass meets many such pieces (base64 and other random text, single CJK characters).
+    Tests hold it to :func:`reference_merge` on every three-byte string over a few bytes.
 
     >>> ranks = {b"a": 0, b"b": 1, b"c": 2, b"bc": 3, b"ab": 4, b"abc": 5}
     >>> merge_three(b"abc", ranks), merge_three(b"cab", ranks), merge_three(b"cba", ranks)
@@ -108,12 +108,13 @@ def merge_three(piece: bytes, ranks: dict[bytes, int]) -> tuple[int, ...]:
     left = get(piece[:2])
     right = get(piece[1:])
     if left is not None and (right is None or left <= right):
-        whole = get(piece)
-        return (whole,) if whole is not None else (left, ranks[piece[2:]])
-    if right is not None:
-        whole = get(piece)
-        return (whole,) if whole is not None else (ranks[piece[:1]], right)
-    return (ranks[piece[:1]], ranks[piece[1:2]], ranks[piece[2:]])
+        two = (left, ranks[piece[2:]])
+    elif right is not None:
+        two = (ranks[piece[:1]], right)
+    else:
+        return (ranks[piece[:1]], ranks[piece[1:2]], ranks[piece[2:]])
+    whole = get(piece)
+    return (whole,) if whole is not None else two
 
 
 def _merge_short(piece: bytes, ranks: dict[bytes, int]) -> list[int]:

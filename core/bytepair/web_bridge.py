@@ -423,6 +423,7 @@ def prepare() -> None:
     from . import __path__ as package_path
     from .openai_encodings import ENCODING_SPECS
     from .pretokenize import Pretokenizer
+    from .pretokenize.splitter import compile_cut_finders
     from .special_scan import SpecialTokenScanner
 
     for module in pkgutil.walk_packages(package_path, package + "."):
@@ -431,12 +432,7 @@ def prepare() -> None:
     for spec in ENCODING_SPECS.values():
         Pretokenizer(spec.pattern, cuttable=True)
         SpecialTokenScanner(spec.special_tokens).find("", frozenset(spec.special_tokens))
-    # The cut finders of long texts, compiled on first use otherwise: in Pyodide that use cost the
-    # first long CJK, JSON or base64 text 143 ms (safe cuts) and 39 ms (runs of numbers).
-    from .pretokenize.splitter import _non_number, _safe_cut
-
-    _safe_cut()
-    _non_number()
+    compile_cut_finders()
 
 
 def use_verified_data_dir(directory: str) -> None:

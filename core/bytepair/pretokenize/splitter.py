@@ -20,7 +20,7 @@ from .astral import AstralStandIns, NoStandInError
 from .translate import UntranslatablePatternError, translate
 from .unicode_classes import class_ranges
 
-__all__ = ["Pretokenizer", "digit_group_of"]
+__all__ = ["Pretokenizer", "compile_cut_finders", "digit_group_of"]
 
 
 
@@ -147,6 +147,14 @@ def _quick_cut(text: str, start: int, limit: int, tries: int = 128) -> int | Non
 @cache
 def _non_number() -> re.Pattern[str]:
     return re.compile(translate(r"[^\p{N}]").pattern)
+
+
+def compile_cut_finders() -> None:
+    """Compile now the patterns that finding cuts in long texts compiles on first use. A process
+    that is snapshotted (the browser bundle) calls this first: in Pyodide that first use cost a
+    page's first long CJK, JSON or base64 text, or its first long count, 143 ms and 39 ms."""
+    _safe_cut()
+    _non_number()
 
 
 def _run_start(text: str, floor: int, pos: int) -> int:
