@@ -480,7 +480,7 @@ function tokenSpan(data, i, specials) {
 
 /** Tokens are drawn in slices: blocks that end where a line ends anyway (after a token holding a newline)
  * once they hold SLICE_TOKENS tokens; a long line with no newline is cut at 4 times that (the line then
- * ends early there). Slices have `content-visibility: auto` (style.css), so the browser styles, lays out
+ * ends early there, and the next slice opens with a continuation mark, class "cont"). Slices have `content-visibility: auto` (style.css), so the browser styles, lays out
  * and paints only those in view.
  * The first two slices of a redraw are drawn at once; the rest follow in later tasks, a few at a time,
  * with `content-visibility: hidden` (class "later"), and turn `auto` together once a frame has passed
@@ -524,8 +524,11 @@ function renderTokens(pane) {
     const fragment = document.createDocumentFragment();
     const idFragment = document.createDocumentFragment();
     for (let k = 0; k < most && next < n; k++) {
-      const slice = { start: next, end: next, el: document.createElement("div"), idsEl: null };
-      slice.el.className = className;
+      const previous = pane.slices[pane.slices.length - 1];
+      const slice = { start: next, end: next, el: document.createElement("div"), idsEl: null, endsLine: false };
+      // A slice that begins inside a line (the one before was cut at 4 × SLICE_TOKENS) starts on a new row
+      // all the same: it is marked as the line's continuation, as editors mark a soft wrap.
+      slice.el.className = previous && !previous.endsLine ? `${className} cont` : className;
       if (pane.idsEl) {
         slice.idsEl = document.createElement("div");
         slice.idsEl.className = className;
@@ -545,6 +548,7 @@ function renderTokens(pane) {
           pane.idSpans.push(idEl);
         }
         slice.end = ++i;
+        slice.endsLine = newlines > 0;
         if ((newlines && i - slice.start >= SLICE_TOKENS) || i - slice.start >= 4 * SLICE_TOKENS) break;
       }
       next = slice.end;

@@ -324,6 +324,12 @@ def test_long_token_lists_are_drawn_in_slices(app) -> None:
     assert len(slices) > 5
     assert all(ends_line or size == 400 for size, ends_line in slices[:-1]), slices
     assert any(size == 400 and not ends_line for size, ends_line in slices), "the line without newlines was not cut"
+    # Each slice that goes on with a cut line (and only those) opens with the continuation mark.
+    marked = app.evaluate(
+        """() => [...document.querySelectorAll('#tokens .slice')].map((s) =>
+             s.classList.contains('cont') && getComputedStyle(s, '::before').content === '"↪"')"""
+    )
+    assert marked == [False] + [not ends_line for _, ends_line in slices[:-1]], (marked, slices)
     # An edit in line 30 keeps the blocks before it (the same elements) and redraws the rest.
     app.evaluate("() => document.querySelectorAll('#tokens .slice').forEach((s) => { s.dataset.old = '1'; })")
     at = text.index("line 30:")
