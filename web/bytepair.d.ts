@@ -135,7 +135,8 @@ export interface Inspection {
   ends: Uint32Array;
   lengths: Uint32Array;
   bytes: Uint8Array;
-  /** text.length, Unicode code points, whitespace-separated words, UTF-8 bytes. */
+  /** text.length, Unicode code points, words (whitespace-separated; in scripts written without spaces,
+   * such as Chinese, Japanese and Thai, one per character: Python's `bytepair.words.count_words`), UTF-8 bytes. */
   utf16Length: number;
   codePoints: number;
   words: number;

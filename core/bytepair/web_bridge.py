@@ -79,6 +79,7 @@ from .registry import (
 )
 from .text_input import require_str
 from .tokenizer import Tokenizer
+from .words import count_words
 
 __all__ = [
     "chat_count",
@@ -126,8 +127,9 @@ _incremental: dict[str, IncrementalEncoder] = {}
 
 
 class _BlockWords:
-    """Whitespace-separated words per block, for the blocks of the last two texts only (an editor
-    sends one text after another: a block that neither uses is not kept)."""
+    """Words per block (``words.count_words``: whitespace-separated, each character in scripts
+    written without spaces), for the blocks of the last two texts only (an editor sends one text
+    after another: a block that neither uses is not kept). Blocks end at newlines, so the counts add up."""
 
     def __init__(self) -> None:
         self.current: dict[str, int] = {}
@@ -141,7 +143,7 @@ class _BlockWords:
         if n is None:
             n = self.previous.get(block)
             if n is None:
-                n = len(block.split())
+                n = count_words(block)
             self.current[block] = n
         return n
 

@@ -4,15 +4,8 @@ Why: the same text costs a different number of tokens in each tokenizer and each
 ratios are the usual way to compare tokenizers on a corpus (lower tokens per word, more characters
 per token: cheaper, longer context).
 
-How words are counted (:func:`count_words`): the text is cut at whitespace (``str.split()``). A
-chunk with no character of a script written without spaces is one word. In a chunk that has such
-characters, each of them is one word (one Han character, kana or Thai letter = one word: a
-character count, since finding real word boundaries needs a dictionary), and so is each maximal run
-of the other characters that holds a letter or a digit (Latin words inside Japanese text); runs of
-punctuation only (``。``, ``、``) are not words there. The scripts without spaces, by code point:
-Thai and Lao (U+0E00-0EFF), Tibetan (U+0F00-0FFF), Myanmar (U+1000-109F), Khmer (U+1780-17FF,
-U+19E0-19FF), Hiragana and Katakana (U+3040-30FF, U+31F0-31FF, half-width U+FF66-FF9F), CJK
-ideographs (U+3400-4DBF, U+4E00-9FFF, U+F900-FAFF, U+20000-3FFFF).
+Words are counted by :func:`bytepair.words.count_words` (re-exported here): whitespace-separated
+chunks, and in scripts written without spaces (Chinese, Japanese, Thai ...) each character.
 
 >>> count_words("Hello, world! 日本語です。ok")
 8
@@ -24,40 +17,14 @@ ideographs (U+3400-4DBF, U+4E00-9FFF, U+F900-FAFF, U+20000-3FFFF).
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..errors import EmptyCorpusError, InputDecodeError
+from ..words import NO_SPACE_SCRIPTS, count_words
 from .view import Face, TokenizerView
 
 __all__ = ["NO_SPACE_SCRIPTS", "count_words", "fertility", "read_corpus", "text_stats"]
-
-NO_SPACE_SCRIPTS = (
-    (0x0E00, 0x0EFF), (0x0F00, 0x0FFF), (0x1000, 0x109F), (0x1780, 0x17FF), (0x19E0, 0x19FF),
-    (0x3040, 0x30FF), (0x31F0, 0x31FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF),
-    (0xFF66, 0xFF9F), (0x20000, 0x3FFFF),
-)
-_CLASS = "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in NO_SPACE_SCRIPTS)
-_NO_SPACE = re.compile(f"[{_CLASS}]")
-_OTHER_RUN = re.compile(f"[^{_CLASS}]+")
-_ALNUM = re.compile(r"[^\W_]")
-
-
-def count_words(text: str) -> int:
-    """Words in ``text`` by the rule in the module docstring.
-
-    >>> count_words("a  b\\tc\\n"), count_words("東京へ行く"), count_words("ไปไหน มา"), count_words("")
-    (3, 5, 7, 0)
-    """
-    words = 0
-    for chunk in text.split():
-        found = len(_NO_SPACE.findall(chunk))
-        if not found:
-            words += 1
-            continue
-        words += found + sum(1 for run in _OTHER_RUN.findall(chunk) if _ALNUM.search(run))
-    return words
 
 
 def text_stats(text: str, ids: list[int]) -> dict[str, Any]:
