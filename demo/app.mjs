@@ -519,7 +519,9 @@ function renderTokens(pane) {
   // A tokenizer.json always reads its special tokens as such (as HF does); an OpenAI encoding when allowed.
   const matched = tok.info.family === "tokenizer.json" || data.policy.allowedSpecial === "all";
   const specials = matched ? new Set(tok.info.specialTokens) : new Set();
-  const later = [];
+  // Slices kept from a drawing that this one stopped before it showed them (class "later") are shown
+  // with this drawing's own: else an edit arriving mid-drawing left them hidden for good.
+  const later = pane.slices.flatMap((slice) => (slice.el.classList.contains("later") ? [slice.el, slice.idsEl] : []));
   const drawSlices = (most, className) => {
     const fragment = document.createDocumentFragment();
     const idFragment = document.createDocumentFragment();
@@ -572,7 +574,7 @@ function renderTokens(pane) {
     }
   };
   drawSlices(2, "slice");
-  if (next < n) setTimeout(drawLater);
+  if (next < n || later.length) setTimeout(drawLater);
   pane.displayed = { ids: ids.slice(0, n), key };
   if (pane === panes.a) {
     els.tokensMore.hidden = n >= count && (panes.b.data?.starts.length ?? 0) >= (panes.b.data?.count ?? 0);
