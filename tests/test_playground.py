@@ -1028,3 +1028,32 @@ def test_train_tab_files_and_stop(wide) -> None:
     page.get_by_role("button", name="Stop").click()
     page.wait_for_function("() => document.getElementById('train-status').textContent.startsWith('Stopped')", timeout=60_000)
     assert page.get_by_role("button", name="Train", exact=True).is_enabled()
+
+
+def test_an_edit_during_a_drawing_leaves_no_slice_hidden(app) -> None:
+    """Slices after the first two are drawn hidden (class "later") and shown together at the end; an
+    edit that lands before that end keeps the slices drawn so far, and they must still be shown.
+    The page's zero-delay timers (the drawing's steps) are held and released by hand, so the edit
+    lands mid-drawing every time."""
+    lines = [f"line {k}: {' '.join(random.Random(k).choices(['alpha', 'beta', 'gamma', '42', '--'], k=12))}" for k in range(150)]
+    text = "\n".join(lines) + "\n"
+    app.evaluate("""() => {
+      const original = window.setTimeout.bind(window);
+      window.heldSteps = [];
+      window.setTimeout = (fn, ms, ...args) => (ms ? original(fn, ms, ...args) : (window.heldSteps.push(() => fn(...args)), 0));
+    }""")
+    app.get_by_label("Text", exact=True).fill(text)
+    wait_count(app, O200K.count(text))
+    app.wait_for_function("() => window.heldSteps.length === 1")  # two slices drawn, the next step waits
+    app.evaluate("() => window.heldSteps.shift()()")  # one step: four more slices, drawn hidden
+    assert app.evaluate("() => document.querySelectorAll('#tokens .slice.later').length") == 4
+    edited = text.replace("line 120:", "line 120 edited:")  # beyond the slices drawn so far
+    app.get_by_label("Text", exact=True).fill(edited)
+    wait_count(app, O200K.count(edited))
+    # Run the held steps (and those they add) until the drawing is done: no slice may stay hidden.
+    app.wait_for_function(
+        "() => { while (window.heldSteps.length) window.heldSteps.shift()();"
+        " return document.querySelectorAll('#tokens .slice').length > 6 && !document.querySelector('#tokens .later'); }",
+        timeout=10_000,
+    )
+    assert app.evaluate("() => [...document.querySelectorAll('#tokens .tok')].length") == 2000
