@@ -480,8 +480,8 @@ function tokenSpan(data, i, specials) {
 
 /** Tokens are drawn in slices: blocks that end where a line ends anyway (after a token holding a newline)
  * once they hold SLICE_TOKENS tokens; a long line with no newline is cut at 4 times that (the line then
- * ends early there, and the next slice opens with a continuation mark, class "cont"). Slices have `content-visibility: auto` (style.css), so the browser styles, lays out
- * and paints only those in view.
+ * ends early there, and the next slice opens with a continuation mark, class "cont"). Slices have
+ * `content-visibility: auto` (style.css), so the browser styles, lays out and paints only those in view.
  * The first two slices of a redraw are drawn at once; the rest follow in later tasks, a few at a time,
  * with `content-visibility: hidden` (class "later"), and turn `auto` together once a frame has passed
  * (Chromium draws every newly inserted `auto` block in its first frame, in view or not).
