@@ -147,3 +147,24 @@ def test_warm_up_of_a_tokenizer_json_and_bad_parts() -> None:
     assert web_bridge.dispatch("warm_up", key, 1)["error"]["name"] == "UnknownEncodingError"  # closed meanwhile
     for part in (-1, "0", 1.5):
         assert web_bridge.dispatch("warm_up", "o200k_base", part)["error"]["name"] == "InvalidInputError"
+
+
+def test_error_names_are_the_classes_errors_mjs_exports() -> None:
+    """Every name the bridge gives an error is a class of web/errors.mjs (and of bytepair.d.ts's
+    ErrorName), so `err instanceof` works for each error JavaScript can receive."""
+    import re
+    from pathlib import Path
+
+    from bytepair.errors import EmptyCorpusError, TrainingError, VocabHashMismatchError
+    from bytepair.web_bridge import JS_ERROR_NAMES, error_info
+
+    web = Path(__file__).resolve().parent.parent / "web"
+    listed = re.search(r"export const ERROR_NAMES = \[(.*?)\];", (web / "errors.mjs").read_text(), re.S)
+    assert listed is not None
+    assert set(re.findall(r'"(\w+)"', listed.group(1))) == JS_ERROR_NAMES
+    typed = re.search(r"export type ErrorName =(.*?);", (web / "bytepair.d.ts").read_text(), re.S)
+    assert typed is not None and set(re.findall(r'"(\w+)"', typed.group(1))) == JS_ERROR_NAMES
+    assert error_info(UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte"))["name"] == "InputDecodeError"
+    assert error_info(EmptyCorpusError("no text"))["name"] == "InvalidInputError"
+    assert error_info(TrainingError("bad"))["name"] == "TrainingError"
+    assert error_info(VocabHashMismatchError("bad hash"))["name"] == "VocabFormatError"

@@ -282,8 +282,9 @@ export interface Tokenizer {
   dispose(): void;
 }
 
-/** Every error the API raises is a BytepairError; its `name` says which (the Python exception's
- * class name for errors from the core), and each name below is also a class to test with instanceof.
+/** Every error the API raises is a BytepairError; its `name` says which (for errors from the core,
+ * the Python exception's class, or its nearest base among these: a strict decode's UnicodeDecodeError
+ * is an InputDecodeError), and each name below is also a class to test with instanceof.
  * A DisallowedSpecialTokenError and a ReservedLiteralError also have `token`: the special token found. */
 export class BytepairError extends Error {
   token?: string;
@@ -291,7 +292,7 @@ export class BytepairError extends Error {
 export class InvalidInputError extends BytepairError {}
 export class InvalidTokenError extends BytepairError {}
 export class DisallowedSpecialTokenError extends BytepairError {}
-/** Bytes that are not UTF-8 (count of a Blob or stream). */
+/** Bytes that are not UTF-8 (count of a Blob or stream; decode with errors: "strict"). */
 export class InputDecodeError extends BytepairError {}
 export class UnknownEncodingError extends BytepairError {}
 export class UnknownModelError extends BytepairError {}
@@ -315,13 +316,16 @@ export class TemplateError extends BytepairError {}
 export class ReservedLiteralError extends BytepairError {}
 /** A Python package the call needs is missing from the runtime (rebuild the bundle). */
 export class MissingDependencyError extends BytepairError {}
+/** train() cannot learn from its input or options (no text, a bad pattern, too small a vocabSize). */
+export class TrainingError extends BytepairError {}
 
 /** The name of every error class above but BytepairError itself. */
 export type ErrorName =
   | "InvalidInputError" | "InvalidTokenError" | "DisallowedSpecialTokenError" | "InputDecodeError"
   | "UnknownEncodingError" | "UnknownModelError" | "UnknownTokenizerError" | "VocabFormatError"
   | "UnsupportedTokenizerError" | "AssetError" | "IntegrityError" | "DisposedError" | "ClosedError"
-  | "WorkerError" | "AbortError" | "StateError" | "TemplateError" | "ReservedLiteralError" | "MissingDependencyError";
+  | "WorkerError" | "AbortError" | "StateError" | "TemplateError" | "ReservedLiteralError" | "MissingDependencyError"
+  | "TrainingError";
 /** Those names, in the order errors.mjs lists them. */
 export const ERROR_NAMES: readonly ErrorName[];
 /** An error as it crosses from the worker or Python ({ name, message, token }) as an instance of the

@@ -81,13 +81,23 @@ class NodeThread {
     this.outbox = [];
     this.held = false;
     this.ended = false;
-    nodeModule("node:worker_threads").then(
+    nodeModule("node:worker_threads").catch((err) => {
+      throw new Error(`node:worker_threads is not available: ${err.message}`);
+    }).then(
       ({ Worker }) => {
         if (this.ended) return;
-        // The thread takes this process's flags (--max-old-space-size, say) but not those about
-        // its entry point: `node --input-type=module -e ...` would refuse to start a file.
+        // The thread takes this process's flags (--enable-source-maps, --inspect, say) but not those
+        // about its entry point: `node --input-type=module -e ...` would refuse to start a file. A
+        // thread refuses V8's and the process's own flags (--max-old-space-size, --expose-gc,
+        // --title): with one of those, it starts without the process's flags.
         const execArgv = process.execArgv.filter((arg, i, all) => !arg.startsWith("--input-type") && all[i - 1] !== "--input-type");
-        const thread = new Worker(url, { name: "bytepair", execArgv });
+        let thread;
+        try {
+          thread = new Worker(url, { name: "bytepair", execArgv });
+        } catch (err) {
+          if (err?.code !== "ERR_WORKER_INVALID_EXEC_ARGV") throw err;
+          thread = new Worker(url, { name: "bytepair", execArgv: [] });
+        }
         thread.on("message", (data) => this.onmessage?.({ data }));
         // A module that is not there is reported as a worker that did not load (no message), as
         // browsers report it: WorkerBackend then says where the assets were looked for.
@@ -97,10 +107,15 @@ class NodeThread {
         });
         if (!this.held) thread.unref();
         this.thread = thread;
-        for (const [message, transfer] of this.outbox.splice(0)) thread.postMessage(message, transfer);
+        for (const [message, transfer] of this.outbox.splice(0)) {
+          try {
+            thread.postMessage(message, transfer);
+          } catch (err) { // a value the thread cannot be sent: answered as the request's failure
+            this.onmessage?.({ data: { id: message.id, ok: false, error: uncloneable(err) } });
+          }
+        }
       },
-      (err) => this.onerror?.({ message: `node:worker_threads is not available (${err.message})` }),
-    );
+    ).catch((err) => this.onerror?.({ message: `the bytepair thread cannot start (${err?.message ?? err})` }));
   }
 
   postMessage(message, transfer = []) {
@@ -120,6 +135,27 @@ class NodeThread {
   }
 }
 
+/** The error of a request whose arguments cannot be copied to the worker (structured clone). */
+function uncloneable(err) {
+  return {
+    name: "InvalidInputError",
+    message: `an argument cannot be passed to the tokenizer (${err?.message ?? err}); pass strings, numbers, arrays, ` +
+      "typed arrays, Blobs or plain objects of those",
+  };
+}
+
+/** Calls every progress listener; one that throws is reported on the console, not left to end the
+ * worker's message handler (under Node: the process). */
+function tell(listeners, progress) {
+  for (const listener of listeners) {
+    try {
+      listener(progress);
+    } catch (err) {
+      console.error("bytepair: an onProgress callback threw:", err);
+    }
+  }
+}
+
 /** Runs requests in a module Web Worker (a worker thread under Node). */
 class WorkerBackend {
   constructor(assetsUrl, first) {
@@ -129,7 +165,7 @@ class WorkerBackend {
     this.listeners = new Set();
     this.worker.onmessage = ({ data }) => {
       if (data.progress) {
-        for (const listener of this.listeners) listener(data.progress);
+        tell(this.listeners, data.progress);
         return;
       }
       if (data.event) {
@@ -168,7 +204,13 @@ class WorkerBackend {
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, onEvent });
       this.worker.hold?.(true);
-      this.worker.postMessage({ id, op, args }, transfer);
+      try {
+        this.worker.postMessage({ id, op, args }, transfer);
+      } catch (err) { // a value that cannot cross to the worker (a Symbol, a function): nothing was sent
+        this.pending.delete(id);
+        if (!this.pending.size) this.worker.hold?.(false);
+        reject(errorFrom(uncloneable(err)));
+      }
     });
   }
 
@@ -190,7 +232,7 @@ class InProcessBackend {
   constructor(assetsUrl, first) {
     this.listeners = new Set();
     this.ready = import("./service.mjs").then(({ TokenizerService }) =>
-      TokenizerService.create({ assetsUrl, ...first, onProgress: (p) => this.listeners.forEach((l) => l(p)) }),
+      TokenizerService.create({ assetsUrl, ...first, onProgress: (p) => tell(this.listeners, p) }),
     ).then((service) => {
       this.service = service;
       return true;
@@ -382,6 +424,7 @@ export async function createTokenizer(options = {}) {
   if (options === null || typeof options !== "object") throw invalidInput(`createTokenizer takes an options object, not ${typeName(options)}`);
   checkOptionNames(options, CREATE_OPTIONS, "createTokenizer");
   const { onProgress } = options;
+  if (onProgress !== undefined && typeof onProgress !== "function") throw invalidInput(`onProgress must be a function, not ${typeName(onProgress)}`);
   const assetsUrl = normaliseAssets(options.assetsUrl);
   const { request, first, transfer } = await openRequest(options);
   const slot = acquire(assetsUrl, first);

@@ -23,6 +23,7 @@ export const ERROR_NAMES = [
   "UnknownEncodingError", "UnknownModelError", "UnknownTokenizerError", "VocabFormatError",
   "UnsupportedTokenizerError", "AssetError", "IntegrityError", "DisposedError", "ClosedError",
   "WorkerError", "AbortError", "StateError", "TemplateError", "ReservedLiteralError", "MissingDependencyError",
+  "TrainingError",
 ];
 
 const CLASSES = Object.fromEntries(ERROR_NAMES.map((name) => {
@@ -41,6 +42,7 @@ export const {
   UnknownEncodingError, UnknownModelError, UnknownTokenizerError, VocabFormatError,
   UnsupportedTokenizerError, AssetError, IntegrityError, DisposedError, ClosedError,
   WorkerError, AbortError, StateError, TemplateError, ReservedLiteralError, MissingDependencyError,
+  TrainingError,
 } = CLASSES;
 
 /** An error of the class `name` names (a BytepairError carrying `name` for any other name). */

@@ -59,7 +59,9 @@ from .decode import StreamDecoder
 from .encoding import Encoding
 from .engine import Engine
 from .errors import (
+    BytepairError,
     DisallowedSpecialTokenError,
+    EmptyCorpusError,
     InvalidInputError,
     InvalidTokenError,
     TrainingError,
@@ -311,7 +313,35 @@ def error_info(exc: BaseException) -> dict[str, Any]:
             f"allowedSpecial: [{json.dumps(exc.token)}] (or \"all\") to encode it as its id, or disallowedSpecial: [] "
             "to encode it as ordinary text"
         )
-    return {"name": type(exc).__name__, "message": _js_words(str(message)), "token": token if isinstance(token, str) else None}
+    return {"name": js_error_name(exc), "message": _js_words(str(message)), "token": token if isinstance(token, str) else None}
+
+
+JS_ERROR_NAMES = frozenset({
+    "InvalidInputError", "InvalidTokenError", "DisallowedSpecialTokenError", "InputDecodeError", "UnknownEncodingError",
+    "UnknownModelError", "UnknownTokenizerError", "VocabFormatError", "UnsupportedTokenizerError", "AssetError",
+    "IntegrityError", "DisposedError", "ClosedError", "WorkerError", "AbortError", "StateError", "TemplateError",
+    "ReservedLiteralError", "MissingDependencyError", "TrainingError",
+})
+"""The error classes ``web/errors.mjs`` exports (a test holds the two lists equal)."""
+
+
+def js_error_name(exc: BaseException) -> str:
+    """The JavaScript class an exception arrives as: its own name if ``errors.mjs`` has that class,
+    else its nearest base's that it has (``VocabHashMismatchError`` is a ``VocabFormatError``); a
+    strict decode's ``UnicodeDecodeError`` is an ``InputDecodeError``, a corpus with no text an
+    ``InvalidInputError``, any other error of bytepair a ``BytepairError``.
+
+    >>> js_error_name(UnicodeDecodeError("utf-8", b"\\xff", 0, 1, "invalid start byte")), js_error_name(EmptyCorpusError("no text"))
+    ('InputDecodeError', 'InvalidInputError')
+    """
+    if isinstance(exc, UnicodeDecodeError):
+        return "InputDecodeError"
+    if isinstance(exc, EmptyCorpusError):
+        return "InvalidInputError"
+    for cls in type(exc).__mro__:
+        if cls.__name__ in JS_ERROR_NAMES:
+            return cls.__name__
+    return "BytepairError" if isinstance(exc, BytepairError) else type(exc).__name__
 
 
 _JS_OPTION = re.compile(r"\b(special_text|errors|vocab_size|min_frequency|allowed_special|disallowed_special)(=|\b)('[^']*')?")

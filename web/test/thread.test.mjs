@@ -67,3 +67,61 @@ test("a script ends without dispose(), after the answers it awaits", () => {
   assert.equal(result.status, 0, result.stderr);
   assert.deepEqual(result.stdout.trim().split("\n"), ["2", "2"]);
 });
+
+test("the process's V8 and process flags do not stop the thread", () => {
+  // A worker thread refuses --max-old-space-size, --expose-gc and --title in its execArgv.
+  const script = `
+    const { createTokenizer } = await import(${JSON.stringify(API)});
+    const tok = await createTokenizer({ encoding: "cl100k_base" });
+    console.log(await tok.count("hello world"), typeof globalThis.gc);
+  `;
+  const flags = ["--max-old-space-size=4096", "--expose-gc", "--title=bytepair-test"];
+  const result = spawnSync(process.execPath, [...flags, "--input-type=module", "-e", script], { encoding: "utf8", timeout: 60_000 });
+  assert.equal(result.error, undefined, "the script did not end by itself");
+  assert.equal(result.status, 0, result.stderr);
+  assert.equal(result.stdout.trim(), "2 function");
+});
+
+test("a value the thread cannot be sent is an InvalidInputError, and the script still ends", () => {
+  const script = `
+    const { createTokenizer, InvalidInputError } = await import(${JSON.stringify(API)});
+    const tok = await createTokenizer({ encoding: "cl100k_base" });
+    for (const bad of [Symbol("x"), () => "hi"]) {
+      try { await tok.encode(bad); console.log("no error"); }
+      catch (err) { console.log(err instanceof InvalidInputError, err.message.includes("cannot be passed")); }
+    }
+    console.log(await tok.count("still works"));
+  `;
+  const result = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", timeout: 60_000 });
+  assert.equal(result.error, undefined, "the script did not end by itself");
+  assert.equal(result.status, 0, result.stderr);
+  assert.deepEqual(result.stdout.trim().split("\n"), ["true true", "true true", "2"]);
+});
+
+test("an onProgress that is no function is refused, one that throws is reported and loading goes on", async () => {
+  const { InvalidInputError } = await import(API);
+  await assert.rejects(createTokenizer({ onProgress: 5 }), (err) => err instanceof InvalidInputError && /onProgress must be a function/.test(err.message));
+  const errors = [];
+  const original = console.error;
+  console.error = (...args) => errors.push(args.join(" "));
+  try {
+    const tok = await createTokenizer({ encoding: "p50k_base", onProgress: () => { throw new Error("a bug in a progress bar"); } });
+    assert.equal(await tok.count("hello world"), 2);
+    tok.dispose();
+  } finally {
+    console.error = original;
+  }
+  assert.ok(errors.some((line) => line.includes("onProgress callback threw") && line.includes("a bug in a progress bar")), errors.join("\n"));
+});
+
+test("errors from the core arrive as the classes errors.mjs exports", async () => {
+  const { InputDecodeError, TrainingError, train } = await import(API);
+  const tok = await createTokenizer({ encoding: "o200k_base" });
+  try {
+    const partial = (await tok.encode("🫠")).slice(0, 1);
+    await assert.rejects(tok.decode(partial, { errors: "strict" }), (err) => err instanceof InputDecodeError);
+    await assert.rejects(train("", { vocabSize: 300 }), (err) => err instanceof TrainingError && /empty/.test(err.message));
+  } finally {
+    tok.dispose();
+  }
+});
