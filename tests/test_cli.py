@@ -255,3 +255,66 @@ def test_train_names_the_output_it_cannot_write(tmp_path, capsys) -> None:
     assert run(["train", str(text), "--vocab-size", "260", "-o", str(target)])[0] == 1
     err = capsys.readouterr().err
     assert f"{target}: No such file or directory" in err and ".tmp" not in err
+
+
+# ---------------------------------------------------------------- several files, and what decode reads
+
+def test_a_rejected_file_leaves_no_broken_json(tmp_path, capsys) -> None:
+    """An input rejected at once writes nothing; one rejected after its first blocks ends the line
+    it started; the next file's ids are a JSON line of their own either way."""
+    special, late, good = tmp_path / "special.txt", tmp_path / "late.txt", tmp_path / "good.txt"
+    special.write_bytes(b"Hello <|endoftext|> world\n")
+    late.write_bytes(b"word " * 400_000 + b"\xff")  # 2 MB: blocks are written before the bad byte is read
+    good.write_bytes(b"a\r\nb\r\n")
+    assert run(["encode", str(special)]) == (1, "")
+    code, out = run(["encode", str(special), str(late), str(good)])
+    assert code == 1
+    lines = out.split("\n")
+    assert lines[0].startswith("[") and not lines[0].endswith("]")  # late.txt, cut short by its error
+    assert json.loads(lines[1]) == ENC.encode("a\r\nb\r\n") and lines[2:] == [""]
+    err = capsys.readouterr().err
+    assert f"{special}: the input contains the special token '<|endoftext|>'" in err and f"{late}: invalid UTF-8" in err
+
+
+def test_decode_reads_what_encode_writes_for_several_files(tmp_path) -> None:
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_bytes("one ✓\r\n".encode())
+    b.write_bytes(b"two\n")
+    code, ids = run(["encode", "-e", "cl100k_base", str(a), str(b)])
+    assert code == 0 and len(ids.splitlines()) == 2
+    assert run(["decode", "-e", "cl100k_base"], ids) == (0, "one ✓\r\ntwo\n")
+    assert run(["decode", "-e", "cl100k_base"], "\ufeff" + ids) == (0, "one ✓\r\ntwo\n")  # a BOM, as editors write
+
+
+def test_decode_takes_ascii_digits_only_and_has_no_text_options(capsys) -> None:
+    assert run(["decode"], "+5 \u0663")[0] == 1  # ARABIC-INDIC DIGIT THREE: not an id
+    assert "not a number: '\u0663'" in capsys.readouterr().err
+    assert run(["decode", "-e", "cl100k_base"], "+5 0")[1] == bytepair.get_encoding("cl100k_base").decode([5, 0])
+    help_text = cli("decode", "--help").stdout.decode()
+    assert "--allow-special" not in help_text and "--special-as-text" not in help_text and "--errors" not in help_text
+
+
+def test_lines_format_with_empty_and_several_files(tmp_path) -> None:
+    empty, one = tmp_path / "empty.txt", tmp_path / "one.txt"
+    empty.write_bytes(b"")
+    one.write_bytes(b"hello world")
+    assert run(["encode", "--format", "lines", str(empty)]) == (0, "")
+    assert run(["encode", "--format", "json", str(empty)]) == (0, "[]\n")
+    assert run(["encode", "--format", "space", str(empty)]) == (0, "\n")
+    ids = ENC.encode("hello world")
+    expected = "\n" + "".join(f"{i}\n" for i in ids) + "\n"  # each file's ids, then an empty line
+    assert run(["encode", "--format", "lines", str(empty), str(one)]) == (0, expected)
+
+
+def test_an_unknown_special_token_lists_a_dozen_names(capsys) -> None:
+    assert run(["encode", "-m", "gpt-oss-20b", "--allow-special", "<|bogus|>"], "x")[0] == 2
+    err = capsys.readouterr().err
+    assert "has no such special token" in err and "more (`bytepair manifest o200k_harmony` lists them)" in err
+    assert len(err) < 1000
+
+
+def test_count_chat_takes_fine_tuned_models(tmp_path, capsys) -> None:
+    request = {"model": "ft:gpt-4o-2024-08-06:org::abc", "messages": [{"role": "user", "content": "Hello!"}]}
+    assert run(["count-chat", "-"], json.dumps(request)) == (0, "9\n")
+    assert run(["count-chat", "-"], json.dumps([{"role": "user", "content": 5}]))[0] == 1
+    assert "field 'content' is a number" in capsys.readouterr().err

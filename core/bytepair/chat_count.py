@@ -57,6 +57,8 @@ KNOWN_MODELS = ("gpt-3.5-turbo", "gpt-3.5-turbo-0301", "gpt-4", "gpt-4o", "gpt-4
 
 
 def _rules(model: str) -> _Rules | None:
+    if model.startswith("ft:"):  # a fine-tuned model ("ft:gpt-4o-2024-08-06:org::id") formats as its base
+        model = model[3:].partition(":")[0]
     if model in _EXACT:
         return _EXACT[model]
     for prefix, rules in _FAMILIES:
@@ -69,8 +71,9 @@ def count_chat(messages: Sequence[Mapping[str, Any]], model: str = "gpt-4o", *,
                tools: Sequence[Mapping[str, Any]] | None = None) -> int:
     """Prompt tokens ``messages`` (and ``tools``) use in a chat request to ``model``.
 
-    Known models: gpt-3.5-turbo (and -0301 with its own overheads), gpt-4, gpt-4o, gpt-4o-mini and
-    their dated versions; gpt-oss-20b and gpt-oss-120b (harmony format). Others raise
+    Known models: gpt-3.5-turbo (and -0301 with its own overheads), gpt-4, gpt-4o, gpt-4o-mini,
+    their dated versions and fine-tuned models of them (``ft:gpt-4o-…``); gpt-oss-20b and
+    gpt-oss-120b (harmony format). Others raise
     :class:`UnknownModelError`, since their overheads are not documented.
     """
     if not isinstance(model, str):
@@ -87,7 +90,7 @@ def count_chat(messages: Sequence[Mapping[str, Any]], model: str = "gpt-4o", *,
     if rules is None:
         raise UnknownModelError(
             f"count_chat does not know the message overheads of {model!r}; known: {', '.join(KNOWN_MODELS)} "
-            "(and their dated versions)"
+            "(their dated versions, and fine-tuned ones: ft:gpt-4o-...)"
         )
     enc = get_encoding(rules.encoding)
     total = _REPLY_PRIMING
@@ -95,10 +98,7 @@ def count_chat(messages: Sequence[Mapping[str, Any]], model: str = "gpt-4o", *,
         total += rules.per_message
         for key, value in message.items():
             if not isinstance(value, str):
-                raise InvalidInputError(
-                    f"message {i} field {key!r} is a {type(value).__name__}; count_chat counts string fields (the "
-                    "cookbook's rule); join text parts into one string"
-                )
+                raise InvalidInputError(f"message {i} field {key!r} is {_json_kind(value)}; {_not_text_hint(key, value)}")
             total += enc.count(value, disallowed_special=())
             if key == "name":
                 total += rules.per_name
@@ -107,6 +107,29 @@ def count_chat(messages: Sequence[Mapping[str, Any]], model: str = "gpt-4o", *,
             raise UnknownModelError(f"tool counting is not documented for {model!r}; known: gpt-3.5-turbo, gpt-4, gpt-4o, gpt-4o-mini")
         total += _count_tools(tools, rules.function_init, rules.encoding)
     return total
+
+
+def _json_kind(value: Any) -> str:
+    """What a JSON reader would call ``value``, with its article."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, Mapping):
+        return "an object"
+    return f"a {type(value).__name__}"
+
+
+def _not_text_hint(key: str, value: Any) -> str:
+    if key == "tool_calls":
+        return "count_chat counts string fields only (the cookbook's rule): leave tool_calls out, or pass their JSON as a string"
+    if isinstance(value, (list, tuple)):
+        return "count_chat counts string fields (the cookbook's rule): join the text parts into one string"
+    return "count_chat counts string fields (the cookbook's rule): give it as a string, or leave it out"
 
 
 def _check_messages(messages: Any) -> None:

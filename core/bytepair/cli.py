@@ -39,6 +39,8 @@ __all__ = ["main"]
 DEFAULT_ENCODING = "o200k_base"
 EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 _MAX_ID_TEXT = 1 << 28  # 256 MB of id text is ~40 M ids: far beyond any real decode request
+_IDS_FORMS = "give a JSON list, one JSON list per line (as encode writes them), or whitespace-separated integers"
+_LISTED_SPECIAL = 12  # special tokens named in an error message before "and N more"
 
 
 def _name(kind: str) -> Any:
@@ -56,15 +58,16 @@ def _parser() -> argparse.ArgumentParser:
         description="Exact byte-level BPE token counts and ids (tiktoken-compatible), offline.",
     )
     parser.add_argument("--version", action="version", version=f"bytepair {__version__}")
-    common = argparse.ArgumentParser(add_help=False)
-    pick = common.add_mutually_exclusive_group()
+    pick_parent = argparse.ArgumentParser(add_help=False)
+    pick = pick_parent.add_mutually_exclusive_group()
     pick.add_argument("-e", "--encoding", type=_name("encoding"), help=f"encoding name (default {DEFAULT_ENCODING}); see `bytepair list`")
     pick.add_argument("-m", "--model", type=_name("model"), help="model name, e.g. gpt-4o (mapped to its encoding)")
     pick.add_argument(
         "-t", "--tokenizer", metavar="PATH", type=_name("tokenizer.json path"),
         help="a Hugging Face tokenizer.json (BPE) or a folder holding one: Llama 3, Qwen, DeepSeek, GPT-2, Llama 2 ...",
     )
-    special = common.add_mutually_exclusive_group()
+    special_parent = argparse.ArgumentParser(add_help=False)
+    special = special_parent.add_mutually_exclusive_group()
     special.add_argument(
         "--allow-special", action="append", metavar="TOKEN", default=[],
         help="encode this special token as its id (repeatable; 'all' for every one)",
@@ -75,18 +78,27 @@ def _parser() -> argparse.ArgumentParser:
     )
     files = argparse.ArgumentParser(add_help=False)
     files.add_argument("files", nargs="*", metavar="FILE", help="input files (default: standard input; '-' too)")
-    files.add_argument(
+    text_errors = argparse.ArgumentParser(add_help=False)
+    text_errors.add_argument(
         "--errors", choices=("strict", "replace"), default="strict",
         help="invalid UTF-8 in the input: fail naming the byte offset (strict, default) or use U+FFFD (replace)",
     )
+    text_input = [pick_parent, special_parent, files, text_errors]
 
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    sub.add_parser("count", parents=[common, files], help="print the number of tokens")
-    p = sub.add_parser("encode", parents=[common, files], help="print token ids")
-    p.add_argument("--format", choices=("json", "lines", "space"), default="json", help="id output format (default json)")
-    p = sub.add_parser("decode", parents=[common, files], help="turn ids (JSON list or whitespace-separated) into the tokens' bytes")
+    sub.add_parser("count", parents=text_input, help="print the number of tokens")
+    p = sub.add_parser("encode", parents=text_input, help="print token ids (with several files, one JSON list per line)")
+    p.add_argument(
+        "--format", choices=("json", "lines", "space"), default="json",
+        help="id output format (default json); with several files, each file's ids end a line (json, space) or "
+             "are followed by an empty line (lines)",
+    )
+    p = sub.add_parser(
+        "decode", parents=[pick_parent, files],
+        help="turn ids (a JSON list, one JSON list per line as encode writes them, or whitespace-separated) into the tokens' bytes",
+    )
     p.add_argument("--strict", action="store_true", help="fail on ids that do not form valid UTF-8")
-    sub.add_parser("inspect", parents=[common, files], help="show each token: id, bytes, [start, end) character offsets, text")
+    sub.add_parser("inspect", parents=text_input, help="show each token: id, bytes, [start, end) character offsets, text")
     sub.add_parser("list", help="list encodings")
     p = sub.add_parser("count-chat", help="prompt tokens of an OpenAI chat request (a JSON file: a message list, or {messages, tools, model})")
     p.add_argument("file", metavar="FILE.json", help="the request as JSON ('-': standard input)")
@@ -174,10 +186,11 @@ def _encoding(args: argparse.Namespace) -> Encoding:
             raise UnknownEncodingError(f"unknown encoding {name!r}; known encodings: {names} (`bytepair list`), or give a model with -m") from None
     unknown = sorted(set(getattr(args, "allow_special", ())) - enc.special_tokens_set - {"all"})
     if unknown:
-        raise _UsageError(
-            f"--allow-special {unknown[0]!r}: {enc.name} has no such special token; "
-            f"its special tokens: {', '.join(sorted(enc.special_tokens_set))} (or 'all')"
-        )
+        known = sorted(enc.special_tokens_set)
+        listed = ", ".join(known[:_LISTED_SPECIAL])
+        if len(known) > _LISTED_SPECIAL:
+            listed += f" and {len(known) - _LISTED_SPECIAL} more (`bytepair manifest {enc.name}` lists them)"
+        raise _UsageError(f"--allow-special {unknown[0]!r}: {enc.name} has no such special token; its special tokens: {listed} (or 'all')")
     return enc
 
 
@@ -208,38 +221,70 @@ def _read_all(source: str | BinaryIO, limit: int | None = _MAX_ID_TEXT) -> bytes
 
 
 def parse_ids(text: str) -> list[int]:
-    """Ids written as a JSON list or separated by whitespace or commas.
+    """Ids written as a JSON list or separated by whitespace or commas (all of them, when the text
+    holds several lists: see ``parse_id_lists``).
 
     >>> parse_ids("[1, 2]"), parse_ids("3 4,5")
     ([1, 2], [3, 4, 5])
     """
-    text = text.strip()
+    return [i for ids in parse_id_lists(text) for i in ids]
+
+
+def parse_id_lists(text: str) -> list[list[int]]:
+    """The id lists of a text: JSON lists one after another (``encode`` with several files writes
+    one per line), or one list of integers separated by whitespace or commas. A leading BOM is
+    skipped; digits are ASCII only.
+
+    >>> parse_id_lists("[1, 2]\\n[3]\\n"), parse_id_lists("\\ufeff3 4,5"), parse_id_lists(" ")
+    ([[1, 2], [3]], [[3, 4, 5]], [])
+    """
+    text = text.lstrip("\ufeff").strip()
     if not text:
         return []
     if text.startswith("["):
-        try:
-            value = json.loads(text)
-        except RecursionError:
-            raise ValueError("expected a flat JSON list of integers, got deeply nested lists") from None
-        if not isinstance(value, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in value):
-            raise ValueError("expected a flat JSON list of integers")
-        return value
-    try:
-        return [int(tok) for tok in text.replace(",", " ").split()]
-    except ValueError as exc:
-        raise ValueError(f"not a number: {str(exc).partition(': ')[2]}") from None
+        lists, decoder, at = [], json.JSONDecoder(), 0
+        while at < len(text):
+            try:
+                value, at = decoder.raw_decode(text, at)
+            except RecursionError:
+                raise ValueError("expected a flat JSON list of integers, got deeply nested lists") from None
+            if not isinstance(value, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in value):
+                raise ValueError("expected flat JSON lists of integers")
+            lists.append(value)
+            while at < len(text) and text[at].isspace():
+                at += 1
+        return lists
+    words = text.replace(",", " ").split()
+    for word in words:
+        if not (word.isascii() and word.lstrip("+-").isdigit()):
+            raise ValueError(f"not a number: {word!r}")
+    return [[int(word) for word in words]]
 
 
-def _write_ids(out: BinaryIO, blocks: Iterator[list[int]], fmt: str) -> None:
-    """Ids as they come, block by block; the JSON form is exactly ``json.dumps(ids)``."""
+def _write_ids(out: BinaryIO, blocks: Iterator[list[int]], fmt: str, *, several: bool = False) -> None:
+    """Ids as they come, block by block; the JSON form is exactly ``json.dumps(ids)``, one line.
+    Nothing is written before the first ids, so an input rejected at once (a special token, invalid
+    UTF-8 near its start) leaves no output; one rejected later leaves its line ended, so that the
+    next file's ids start a line of their own. ``lines`` writes an id per line (an empty input:
+    nothing), and with ``several`` inputs an empty line after each."""
     sep = {"json": b", ", "lines": b"\n", "space": b" "}[fmt]
-    first = True
-    out.write(b"[" if fmt == "json" else b"")
-    for ids in blocks:
-        if ids:
-            out.write((b"" if first else sep) + sep.join(str(i).encode() for i in ids))
-            first = False
-    out.write(b"]\n" if fmt == "json" else b"\n")
+    started = False
+    try:
+        for ids in blocks:
+            if ids:
+                head = (b"[" if fmt == "json" else b"") if not started else sep
+                out.write(head + sep.join(str(i).encode() for i in ids))
+                started = True
+    except BaseException:
+        if started:
+            out.write(b"\n")
+        raise
+    if fmt == "json":
+        out.write(b"]\n" if started else b"[]\n")
+    elif fmt == "space" or started:
+        out.write(b"\n")
+    if fmt == "lines" and several:
+        out.write(b"\n")
 
 
 def _inspect(out: BinaryIO, enc: Encoding, source: str | BinaryIO, args: argparse.Namespace) -> None:
@@ -273,10 +318,10 @@ def _run_tokenizer(args: argparse.Namespace, out: BinaryIO, stdin: BinaryIO) -> 
     def one(label: str, source: str | BinaryIO) -> None:
         if args.command == "decode":
             try:
-                ids = parse_ids(_read_all(source, limit=None).decode("utf-8", args.errors))
+                id_lists = parse_id_lists(_read_all(source, limit=None).decode("utf-8"))
             except ValueError as exc:
-                raise _InputError(f"{label}: cannot read token ids ({exc}); give a JSON list or whitespace-separated integers") from None
-            text = tok.decode(ids, skip_special_tokens=False)
+                raise _InputError(f"{label}: cannot read token ids ({exc}); {_IDS_FORMS}") from None
+            text = "".join(tok.decode(ids, skip_special_tokens=False) for ids in id_lists)
             if args.strict and "\ufffd" in text:
                 # A tokenizer.json's decoder writes text, with U+FFFD where the bytes are not UTF-8.
                 raise _InputError(
@@ -290,7 +335,7 @@ def _run_tokenizer(args: argparse.Namespace, out: BinaryIO, stdin: BinaryIO) -> 
             n = tok.count_stream(chunks)
             out.write((f"{n}\t{label}\n" if multi else f"{n}\n").encode("utf-8", "surrogateescape"))
         elif args.command == "encode":
-            _write_ids(out, tok.encode_stream(chunks), args.format)
+            _write_ids(out, tok.encode_stream(chunks), args.format, several=multi)
         elif args.command == "inspect":
             base = 0  # offsets count from the start of the input
             for block in tok.stream_blocks(chunks):
@@ -313,6 +358,13 @@ def _each_source(args: argparse.Namespace, stdin: BinaryIO, one: Callable[[str, 
     for label, source in _sources(args.files, stdin):
         try:
             one(label, source)
+        except DisallowedSpecialTokenError as exc:
+            if label != "-":  # the other rejections name their input already
+                exc = _InputError(f"{label}: {_message(exc)}")
+            if not multi:
+                raise exc from None
+            _report(_message(exc))
+            status = EXIT_INPUT
         except (OSError, BytepairError, _InputError) as exc:
             if not multi or isinstance(exc, (UnknownEncodingError, UnknownModelError)):
                 raise
@@ -344,12 +396,12 @@ def _run(args: argparse.Namespace, out: BinaryIO, stdin: BinaryIO) -> int:
             out.write((f"{n}\t{label}\n" if multi else f"{n}\n").encode("utf-8", "surrogateescape"))
         elif args.command == "encode":
             chunks = read_utf8_chunks(source, errors=args.errors)
-            _write_ids(out, enc.encode_stream(chunks, **_policy(args)), args.format)
+            _write_ids(out, enc.encode_stream(chunks, **_policy(args)), args.format, several=multi)
         elif args.command == "decode":
             try:
-                ids = parse_ids(_read_all(source).decode("utf-8", args.errors))
+                ids = parse_ids(_read_all(source).decode("utf-8"))
             except ValueError as exc:  # UnicodeDecodeError included
-                raise _InputError(f"{label}: cannot read token ids ({exc}); give a JSON list or whitespace-separated integers") from None
+                raise _InputError(f"{label}: cannot read token ids ({exc}); {_IDS_FORMS}") from None
             data = enc.decode_bytes(ids)
             if args.strict:
                 try:

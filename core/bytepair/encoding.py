@@ -25,7 +25,7 @@ from .engine import BLOCK_CHARS, Engine
 from .pretokenize import Pretokenizer
 from .rank_model import RankModel
 from .special_scan import SpecialTokenScanner
-from .text_input import SurrogateRepair, repair_surrogates, require_str
+from .text_input import SurrogateRepair, repair_surrogates, require_str, str_chunks
 from .text_stream import BlockCutter, TokenCounter, read_utf8_chunks
 from .tiktoken_compat import completions, import_numpy
 
@@ -247,7 +247,7 @@ class Encoding:
         else:
             pieces = chain.from_iterable(
                 self._ids(block, allowed_special, disallowed_special, first_block=_FIRSTBLOCK_CHARS)
-                for block in self.stream_blocks(_chunks(text), first_block=_FIRSTBLOCK_CHARS)
+                for block in self.stream_blocks(str_chunks(text), first_block=_FIRSTBLOCK_CHARS)
             )
         total = 0
         for ids in pieces:
@@ -310,7 +310,7 @@ class Encoding:
         ['Hello, world']
         """
         cutter = self.block_cutter(first_block)
-        for chunk in _chunks(chunks):
+        for chunk in str_chunks(chunks):
             yield from cutter.push(chunk)
         rest = cutter.finish()
         if rest:
@@ -690,11 +690,13 @@ class Encoding:
         if allowed_special == "all":
             allowed = self._special_set
         else:
-            allowed = frozenset(allowed_special)
+            allowed = _token_names(allowed_special, "allowed_special")
         if disallowed_special == "all":
             disallowed = self._special_set - allowed
+        elif not disallowed_special:  # (), an empty set, None: no check, as in tiktoken
+            disallowed = frozenset()
         else:
-            disallowed = frozenset(disallowed_special)
+            disallowed = _token_names(disallowed_special, "disallowed_special")
         if disallowed:
             found = self._scanner.find(text, disallowed)
             if found is not None:
@@ -724,9 +726,18 @@ class Encoding:
         )
 
 
-def _chunks(chunks: Iterable[str]) -> Iterable[str]:
-    """A ``str`` is an iterable of characters; as chunks it is meant whole."""
-    return (chunks,) if isinstance(chunks, str) else chunks
+def _token_names(value: object, option: str) -> frozenset[str]:
+    """A special-token option other than ``"all"`` as a set of names; a single name given as a
+    string (which tiktoken refuses too) would otherwise be read as a set of characters."""
+    if isinstance(value, str):
+        raise InvalidInputError(
+            f'{option} must be "all" or a set of special-token strings, not the string {value!r}; '
+            f"for that one token write {{{value!r}}}"
+        )
+    try:
+        return frozenset(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise InvalidInputError(f'{option} must be "all" or a set of special-token strings, not {type(value).__name__}') from None
 
 
 def _rank_ordered(name: str, ranks: dict[bytes, int]) -> list[bytes]:
@@ -762,7 +773,11 @@ def _validate(
     clash = sorted(i for i in special.values() if i < len(token_bytes) and token_bytes[i])
     if clash:
         raise VocabFormatError(f"{name}: special token id(s) {clash[:5]} are also mergeable ranks")
-    if any(not isinstance(t, str) or not t for t in special):
+    odd = next((t for t in special if not isinstance(t, str)), None)
+    if odd is not None:
+        hint = " (decode them: {token.decode(): id})" if isinstance(odd, (bytes, bytearray)) else ""
+        raise InvalidInputError(f"{name}: special_tokens keys must be str, not {type(odd).__name__}{hint}")
+    if not all(special):
         raise VocabFormatError(f"{name}: special tokens must be non-empty strings")
     if explicit_n_vocab is not None:
         actual = len(ranks) + len(special)

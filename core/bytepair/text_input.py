@@ -7,9 +7,11 @@ ids identical and means encode never raises on such text.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from .errors import InvalidInputError
 
-__all__ = ["SurrogateRepair", "repair_surrogates", "require_str"]
+__all__ = ["SurrogateRepair", "repair_surrogates", "require_str", "str_chunks"]
 
 _CHECK_CHARS = 1 << 18
 
@@ -18,6 +20,28 @@ def require_str(text: object, what: str = "text") -> None:
     if not isinstance(text, str):
         hint = " (decode bytes first, e.g. data.decode('utf-8'))" if isinstance(text, (bytes, bytearray)) else ""
         raise InvalidInputError(f"{what} must be a str, not {type(text).__name__}{hint}")
+
+
+def str_chunks(chunks: object) -> Iterable[str]:
+    """The chunks of a streaming call: a ``str`` is one chunk (not an iterable of characters), any
+    other iterable is taken as it is (each chunk is checked where it is read); bytes and what is not
+    iterable are refused here, with what to pass instead.
+
+    >>> list(str_chunks("ab")), list(str_chunks(["a", "b"]))
+    (['ab'], ['a', 'b'])
+    """
+    if isinstance(chunks, str):
+        return (chunks,)
+    what = "text must be a str or an iterable of str chunks"
+    if isinstance(chunks, (bytes, bytearray, memoryview)):
+        raise InvalidInputError(
+            f"{what}, not {type(chunks).__name__} (decode bytes first, e.g. data.decode('utf-8'), or pass a binary "
+            "file or a path to count_file)"
+        )
+    try:
+        return iter(chunks)  # type: ignore[call-overload]
+    except TypeError:
+        raise InvalidInputError(f"{what}, not {type(chunks).__name__}") from None
 
 
 def repair_surrogates(text: str) -> str:

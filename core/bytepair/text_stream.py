@@ -183,7 +183,7 @@ def _decode_error(origin: str, at: int, exc: UnicodeDecodeError) -> InputDecodeE
 
 
 def read_utf8_chunks(
-    file: str | os.PathLike[str] | BinaryIO,
+    file: str | bytes | os.PathLike[str] | BinaryIO,
     *,
     errors: str = "strict",
     chunk_bytes: int = DEFAULT_CHUNK_BYTES,
@@ -197,15 +197,17 @@ def read_utf8_chunks(
     >>> list(read_utf8_chunks(io.BytesIO(b"\\xef\\xbb\\xbfa\\r\\nb"), chunk_bytes=2))
     ['\\ufeffa', '\\r\\n', 'b']
     """
-    if isinstance(file, (str, os.PathLike)):
+    if isinstance(file, (str, bytes, os.PathLike)):
         with open(file, "rb") as f:
-            yield from _decode_chunks(f, errors, chunk_bytes, os.fspath(file))
+            yield from _decode_chunks(f, errors, chunk_bytes, os.fsdecode(file))
         return
-    if isinstance(file, io.TextIOBase) or not hasattr(file, "read"):
+    if isinstance(file, io.TextIOBase):
         raise InvalidInputError(
-            f"expected a path or a file opened in binary mode ('rb'), not {type(file).__name__}; "
+            "expected a path or a file opened in binary mode ('rb'), not a file opened in text mode: "
             "text mode would turn CRLF into LF and change the count"
         )
+    if not hasattr(file, "read"):
+        raise InvalidInputError(f"expected a path or a file opened in binary mode ('rb'), not {type(file).__name__}")
     yield from _decode_chunks(file, errors, chunk_bytes, str(getattr(file, "name", "input")))
 
 

@@ -42,7 +42,7 @@ from .special_scan import SpecialTokenScanner
 from .stream_cuts import cutter_for
 from .text_stream import DEFAULT_BLOCK_CHARS, BlockCutter, TokenCounter, read_utf8_chunks
 from .pre_tokenizers import Sequence as PreSequence
-from .text_input import repair_surrogates, require_str
+from .text_input import repair_surrogates, require_str, str_chunks
 
 if TYPE_CHECKING:  # pragma: no cover
     from .encoding import Encoding as BytepairEncoding
@@ -811,7 +811,7 @@ class Tokenizer:
         """The text of ``chunks`` in blocks of about ``block_chars`` characters that encode exactly on
         their own (see ``block_cutter``)."""
         cutter = self.block_cutter(block_chars)
-        for chunk in chunks:
+        for chunk in str_chunks(chunks):
             yield from cutter.push(chunk)
         last = cutter.finish()
         if last:
