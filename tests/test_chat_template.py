@@ -167,20 +167,41 @@ def test_assistant_masks_are_the_replies_and_their_end_tokens(pair, conversation
         assert runs == [reply + closer for reply in replies]
 
 
-def test_assistant_mask_equals_transformers_generation_blocks():
-    """On a template with {% generation %} blocks transformers computes masks itself: ours (from the
-    located contents, ignoring the blocks) must agree."""
-    folder = hf_folder("qwen2_5")
-    ours, hf = bytepair.Tokenizer.from_pretrained(folder), transformers.AutoTokenizer.from_pretrained(str(folder))
-    template = (
+GENERATION_TEMPLATES = {
+    # The block holds the reply and its end token: the mask our own rule gives too.
+    "reply and end": ("qwen2_5",
         "{% for m in messages %}<|im_start|>{{ m.role }}\n{% if m.role == 'assistant' %}{% generation %}"
-        "{{ m.content }}<|im_end|>{% endgeneration %}{% else %}{{ m.content }}<|im_end|>{% endif %}\n{% endfor %}"
-    )
-    for messages in CONVERSATIONS.values():
+        "{{ m.content }}<|im_end|>{% endgeneration %}{% else %}{{ m.content }}<|im_end|>{% endif %}\n{% endfor %}"),
+    # The block holds the header too: only the block can say so.
+    "header too": ("qwen2_5",
+        "{% for m in messages %}{% if m['role'] == 'assistant' %}{% generation %}{{ '<|im_start|>assistant\n' + "
+        "m['content'] + '<|im_end|>' }}{% endgeneration %}{{ '\n' }}{% else %}{{ '<|im_start|>' + m['role'] + '\n' + "
+        "m['content'] + '<|im_end|>\n' }}{% endif %}{% endfor %}"),
+    # A trimmed reply and the end token (an empty reply still masks its end token).
+    "trimmed": ("llama3_1",
+        "{% for m in messages %}{{ '<|start_header_id|>' + m['role'] + '<|end_header_id|>\n\n' }}{% if m['role'] == "
+        "'assistant' %}{% generation %}{{ m['content']|trim + eos_token }}{% endgeneration %}{% else %}"
+        "{{ m['content']|trim + eos_token }}{% endif %}{% endfor %}"),
+}
+
+
+@pytest.mark.parametrize("case", GENERATION_TEMPLATES)
+def test_assistant_mask_equals_transformers_generation_blocks(case):
+    """On a template with {% generation %} blocks transformers masks what the blocks rendered; so
+    do we, empty replies, padded ones and emoji included."""
+    name, template = GENERATION_TEMPLATES[case]
+    folder = hf_folder(name)
+    ours, hf = bytepair.Tokenizer.from_pretrained(folder), transformers.AutoTokenizer.from_pretrained(str(folder))
+    conversations = [*CONVERSATIONS.values(), [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": ""}],
+                     [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": " 🫠 padded  "}]]
+    masked = 0
+    for messages in conversations:
         expected = hf.apply_chat_template(messages, chat_template=template, return_dict=True, return_assistant_tokens_mask=True)
         got = ours.apply_chat_template(messages, chat_template=template, return_dict=True, return_assistant_tokens_mask=True)
         assert got["input_ids"] == list(expected["input_ids"])
-        assert got["assistant_masks"] == list(expected["assistant_masks"])
+        assert got["assistant_masks"] == list(expected["assistant_masks"]), messages
+        masked += sum(got["assistant_masks"])
+    assert masked > 0
 
 
 def test_assistant_mask_needs_a_located_reply():
@@ -413,3 +434,21 @@ def test_new_tokenizers_equal_hf_tokenizers(name):
             assert got.ids == expected.ids
             assert got.offsets == expected.offsets
         assert ours.decode(got.ids) == reference.decode(expected.ids)
+
+
+def test_truncation_as_transformers_and_options_that_would_do_nothing():
+    folder = hf_folder("qwen2_5")
+    ours, hf = bytepair.Tokenizer.from_pretrained(folder), transformers.AutoTokenizer.from_pretrained(str(folder))
+    messages = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello there"}]
+    for n in (0, 3, 10_000):
+        expected = hf.apply_chat_template(messages, truncation=True, max_length=n, return_dict=True,
+                                          return_assistant_tokens_mask=True, chat_template=GENERATION_TEMPLATES["header too"][1])
+        got = ours.apply_chat_template(messages, truncation=True, max_length=n, return_dict=True,
+                                       return_assistant_tokens_mask=True, chat_template=GENERATION_TEMPLATES["header too"][1])
+        assert {k: list(v) for k, v in expected.items()} == got
+        assert ours.apply_chat_template(messages, truncation=True, max_length=n) == hf.apply_chat_template(
+            messages, truncation=True, max_length=n, return_dict=False)
+    for option in ({"padding": True}, {"return_tensors": "np"}, {"tokenizer_kwargs": {"x": 1}}, {"truncation": True}):
+        with pytest.raises(bytepair.InvalidInputError):
+            ours.apply_chat_template(messages, **option)
+    assert ours.apply_chat_template(messages, padding=False, return_tensors=None) == hf_ids(hf, messages)

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import json
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -49,7 +49,8 @@ from .special_scan import trie_pattern
 if TYPE_CHECKING:  # pragma: no cover
     from .tokenizer import Tokenizer
 
-__all__ = ["POLICIES", "Span", "apply_chat_template", "compile_template", "render_located", "template_settings"]
+__all__ = ["POLICIES", "Span", "apply_chat_template", "compile_template", "generation_mask", "generation_spans", "render_located",
+           "template_settings"]
 
 POLICIES = ("escape", "reject", "allow")
 STANDARD_ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "ipython", "function"})
@@ -58,10 +59,13 @@ _REASONING = ("reasoning_content", "thinking", "reasoning")  # names a reply's r
 _TOKEN_KEYS = ("bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token")
 _CONTINUE_TAG = "CONTINUE_FINAL_MESSAGE_TAG "  # what transformers appends to find the cut point
 
-# Markers: U+FFF00..U+FFF03 (plane 15 private use) around a decimal index.
+# Markers: U+FFF00..U+FFF03 (plane 15 private use) around a decimal index; U+FFF04/U+FFF05 around
+# what a {% generation %} block rendered.
 _OPEN, _OPEN_END, _CLOSE, _CLOSE_END = "\U000fff00", "\U000fff01", "\U000fff02", "\U000fff03"
+_GEN_OPEN, _GEN_CLOSE = "\U000fff04", "\U000fff05"
 _MARK_RE = re.compile(f"{_OPEN}(\\d+){_OPEN_END}|{_CLOSE}(\\d+){_CLOSE_END}")
-_MARK_CHARS_RE = re.compile(f"[{_OPEN}-{_CLOSE_END}]")
+_MARK_CHARS_RE = re.compile(f"[{_OPEN}-{_GEN_CLOSE}]")
+_GENERATION_TAG = re.compile(r"\{%[-+]?\s*generation\s*[-+]?%\}")
 
 
 @dataclass(frozen=True)
@@ -102,19 +106,23 @@ def _strftime_now(fmt: str) -> str:
 
 
 @lru_cache(maxsize=32)
-def compile_template(source: str) -> Any:
-    """The Jinja template for ``source``, in the sandboxed environment chat templates expect."""
+def compile_template(source: str, mark_generation: bool = False) -> Any:
+    """The Jinja template for ``source``, in the sandboxed environment chat templates expect; with
+    ``mark_generation``, what each ``{% generation %}`` block renders is put between markers."""
     jinja2 = _jinja()
 
     class Generation(jinja2.ext.Extension):  # type: ignore[misc]
-        """``{% generation %}...{% endgeneration %}`` marks a reply for transformers' masks; here the
-        body renders as is (the masks come from located contents)."""
+        """``{% generation %}...{% endgeneration %}`` marks what a reply's mask covers (transformers'
+        assistant masks); its body renders as is, between markers when they are asked for."""
 
         tags = {"generation"}
 
         def parse(self, parser: Any) -> Any:
             lineno = next(parser.stream).lineno
             body = parser.parse_statements(("name:endgeneration",), drop_needle=True)
+            if mark_generation:
+                nodes = jinja2.nodes
+                body = [nodes.Output([nodes.TemplateData(_GEN_OPEN)]), *body, nodes.Output([nodes.TemplateData(_GEN_CLOSE)])]
             return jinja2.nodes.Scope(body).set_lineno(lineno)
 
     class Namespace(jinja2.utils.Namespace):  # type: ignore[misc]
@@ -146,8 +154,8 @@ def compile_template(source: str) -> Any:
         raise TemplateError(f"the chat template does not parse: {exc.message} (template line {exc.lineno})") from None
 
 
-def _render(source: str, messages: list[dict[str, Any]], variables: Mapping[str, Any]) -> str:
-    template = compile_template(source)
+def _render(source: str, messages: list[dict[str, Any]], variables: Mapping[str, Any], mark_generation: bool = False) -> str:
+    template = compile_template(source, mark_generation)
     jinja2 = _jinja()
     try:
         return str(template.render(messages=messages, **variables))
@@ -327,6 +335,68 @@ def _locate(source: str, messages: list[dict[str, Any]], variables: Mapping[str,
                     spans.append(Span(i, field, s, e))
             return sorted(spans, key=lambda span: (span.start, span.end))
     return None
+
+
+def generation_spans(source: str, messages: list[dict[str, Any]], variables: Mapping[str, Any], plain: str) -> list[tuple[int, int]] | None:
+    """Where each ``{% generation %}`` block's output landed in ``plain`` (the prompt rendered without
+    markers), in order; None if the template has no such block or the markers cannot be told from
+    the text."""
+    if not _GENERATION_TAG.search(source):
+        return None
+    if any(_MARK_CHARS_RE.search(text) for m in messages for _, text in _strings(m)) or _MARK_CHARS_RE.search(plain):
+        return None
+    marked = _render(source, messages, variables, mark_generation=True)
+    spans: list[tuple[int, int]] = []
+    pieces: list[str] = []
+    length, pos, open_at = 0, 0, -1
+    for match in re.finditer(f"[{_GEN_OPEN}{_GEN_CLOSE}]", marked):
+        chunk = marked[pos:match.start()]
+        pieces.append(chunk)
+        length += len(chunk)
+        pos = match.end()
+        if match.group() == _GEN_OPEN:
+            if open_at >= 0:
+                return None  # nested blocks: transformers does not nest them either
+            open_at = length
+        else:
+            if open_at < 0:
+                return None
+            spans.append((open_at, length))
+            open_at = -1
+    pieces.append(marked[pos:])
+    if open_at >= 0 or "".join(pieces) != plain:
+        return None
+    return spans
+
+
+def generation_mask(spans: list[tuple[int, int]], offsets: list[tuple[int, int]]) -> list[int]:
+    """transformers' assistant mask from ``{% generation %}`` blocks: for each block's ``[start, end)``
+    characters, the tokens from the one holding its first character to the one holding its last
+    (to the end if no token holds that one); none from the first block whose start no token holds
+    on (``char_to_token`` is None: transformers stops there). A block that rendered nothing masks
+    nothing.
+
+    >>> generation_mask([(2, 5)], [(0, 2), (2, 4), (4, 6), (6, 7)])
+    [0, 1, 1, 0]
+    """
+    mask = [0] * len(offsets)
+    starts = [start for start, _ in offsets]
+
+    def token_at(char: int) -> int | None:
+        """The first token whose characters hold ``char`` (several do where a character is split)."""
+        index = bisect_right(starts, char) - 1
+        while index > 0 and offsets[index - 1][0] <= char < offsets[index - 1][1]:
+            index -= 1
+        return index if index >= 0 and offsets[index][0] <= char < offsets[index][1] else None
+
+    for start, end in spans:
+        first = token_at(start)
+        if first is None:
+            break
+        last = token_at(end - 1)
+        for index in range(first, last + 1 if last is not None else len(offsets)):
+            mask[index] = 1
+    return mask
 
 
 def render_located(source: str, messages: Any, *, add_generation_prompt: bool = False,
@@ -529,9 +599,19 @@ def apply_chat_template(
     chat_template: str | None = None,
     continue_final_message: bool = False,
     special_text: str = "escape",
+    truncation: bool = False,
+    max_length: int | None = None,
     **template_kwargs: Any,
 ) -> Any:
     """See :meth:`bytepair.Tokenizer.apply_chat_template`."""
+    for option in _NOT_HERE:
+        if template_kwargs.get(option) not in (None, False):
+            raise InvalidInputError(
+                f"apply_chat_template does not take {option}= here ({_NOT_HERE[option]}); "
+                "it returns lists (input_ids, attention_mask, assistant_masks)"
+            )
+    if truncation and (isinstance(max_length, bool) or not isinstance(max_length, int) or max_length < 0):
+        raise InvalidInputError(f"truncation=True needs max_length, a non-negative int (not {max_length!r})")
     if special_text not in POLICIES:
         raise InvalidInputError(f"special_text must be one of {', '.join(POLICIES)}, not {special_text!r}")
     if return_assistant_tokens_mask and not (tokenize and return_dict):
@@ -542,7 +622,8 @@ def apply_chat_template(
         return [apply_chat_template(tok, m, add_generation_prompt=add_generation_prompt, tokenize=tokenize, return_dict=return_dict,
                                     return_assistant_tokens_mask=return_assistant_tokens_mask, tools=tools, documents=documents,
                                     chat_template=chat_template, continue_final_message=continue_final_message,
-                                    special_text=special_text, **template_kwargs) for m in messages]
+                                    special_text=special_text, truncation=truncation, max_length=max_length,
+                                    **template_kwargs) for m in messages]
     if tools is not None and (isinstance(tools, (str, bytes, Mapping)) or not all(isinstance(t, Mapping) for t in tools)):
         raise InvalidInputError("tools must be a list of JSON-schema dicts (bytepair does not build schemas from Python functions)")
     if documents is not None and (isinstance(documents, (str, bytes, Mapping)) or not all(isinstance(d, Mapping) for d in documents)):
@@ -560,12 +641,14 @@ def apply_chat_template(
     text = _render(source, prepared, variables)
     need_spans = tokenize and (return_assistant_tokens_mask or special_text == "escape")
     spans = _locate(source, prepared, variables, text) if need_spans else None
+    # A template with {% generation %} blocks says itself what the masks cover, as transformers reads it.
+    blocks = generation_spans(source, prepared, variables, text) if tokenize and return_assistant_tokens_mask else None
     if continue_final_message:
         text, spans = _cut_final(text, spans)
     if not tokenize:
         return text
     if spans is None and need_spans:
-        _unlocated(prepared, finder, return_assistant_tokens_mask, special_text)
+        _unlocated(prepared, finder, return_assistant_tokens_mask and blocks is None, special_text)
     else:
         _check_roles(prepared, spans)
     escaped = special_text == "escape" and spans is not None and _straddled(text, spans, finder)
@@ -576,11 +659,24 @@ def apply_chat_template(
         ids = encoded.ids
         offsets = encoded.offsets if return_assistant_tokens_mask else []
     if not return_dict:
-        return ids
+        return ids[:max_length] if truncation else ids
     out: dict[str, Any] = {"input_ids": ids, "attention_mask": [1] * len(ids)}
-    if return_assistant_tokens_mask:
+    if return_assistant_tokens_mask and blocks is not None:
+        out["assistant_masks"] = generation_mask(blocks, offsets)
+    elif return_assistant_tokens_mask:
         out["assistant_masks"] = assistant_mask(prepared, spans or [], text, ids, offsets, frozenset(t.id for t in specials))
+    if truncation:  # transformers keeps the first max_length tokens
+        out = {key: value[:max_length] for key, value in out.items()}
     return out
+
+
+_NOT_HERE = {
+    "padding": "one conversation has nothing to pad to; pad the lists, or use encode_batch with enable_padding",
+    "return_tensors": "no tensors without numpy or torch: convert the lists, e.g. numpy.array(ids)",
+    "tokenizer_kwargs": "the prompt is encoded as the tokenizer.json encodes text, without options",
+}
+"""transformers' options of apply_chat_template that bytepair does not take: refused, since a template
+would otherwise take them as variables and they would silently do nothing."""
 
 
 def _tag_final(messages: list[dict[str, Any]]) -> None:
