@@ -294,6 +294,53 @@ def test_bad_calls() -> None:
         ours.decode([1.5])
     with pytest.raises(bytepair.InvalidInputError):
         ours.encode_batch("not a list")
+    for call, fragment in [
+        (lambda: ours.add_tokens("<|mine|>"), "add_tokens(['<|mine|>'])"),  # HF: TypeError; each character otherwise
+        (lambda: ours.add_special_tokens("<|mine|>"), "a string would add each of its characters"),
+        (lambda: ours.add_tokens(None), "list of str or AddedToken"),
+        (lambda: ours.decode(None), "sequence of integers, not NoneType"),
+        (lambda: ours.decode_batch([1, 2]), "list of id lists"),
+        (lambda: ours.encode_batch(None), "not NoneType"),
+        (lambda: Tokenizer.from_file(None), "from_str takes its text"),
+        (lambda: ours.enable_padding(pad_id="x"), "pad_id must be a non-negative int"),
+        (lambda: ours.enable_padding(pad_token=5), "pad_token must be a str"),
+        (lambda: ours.enable_padding(pad_to_multiple_of="8"), "pad_to_multiple_of"),
+        (lambda: ours.enable_truncation(5, stride="1"), "stride must be a non-negative int"),
+    ]:
+        with pytest.raises(bytepair.InvalidInputError, match=None) as info:
+            call()
+        assert fragment in str(info.value), str(info.value)
+    assert ours.get_vocab_size(True) == pair_of("gpt2")[1].get_vocab_size(True)  # nothing was added
+    # Values HF refuses (OverflowError, ValueError there): InvalidArgumentError, a ValueError here.
+    for call in (lambda: ours.enable_padding(length=-3), lambda: ours.enable_truncation(5, stride=-1),
+                 lambda: ours.enable_truncation(3, stride=4)):
+        with pytest.raises(bytepair.InvalidArgumentError) as info:
+            call()
+        assert isinstance(info.value, ValueError) and isinstance(info.value, bytepair.InvalidInputError)
+    assert ours.padding is None and ours.truncation is None
+
+
+@pytest.mark.parametrize("name", ["qwen2_5", "llama2"])
+def test_n_sequences_and_special_tokens_normalized_like_hf(name: str) -> None:
+    hf, ours = pair_of(name)
+    for args in [("",), ("", "x"), ("a", ""), ("a", "b"), ("x",)]:
+        for add in (True, False):
+            assert ours.encode(*args, add_special_tokens=add).n_sequences == hf.encode(*args, add_special_tokens=add).n_sequences, args
+    first, second = ours.encode("", add_special_tokens=False), ours.encode("x", add_special_tokens=False)
+    hf_first, hf_second = hf.encode("", add_special_tokens=False), hf.encode("x", add_special_tokens=False)
+    assert ours.post_process(first, second).n_sequences == hf.post_process(hf_first, hf_second).n_sequences == 2
+    # A special token added with normalized=True stays normalized, as in HF (under Llama 2's
+    # normalizer it then matches "▁full", so " full" becomes one token).
+    from tokenizers import AddedToken as HFAddedToken
+
+    hf.add_special_tokens([HFAddedToken("full", normalized=True)])
+    ours.add_special_tokens([bytepair.AddedToken("full", normalized=True)])
+    assert ours.encode("a full", add_special_tokens=False).ids == hf.encode("a full", add_special_tokens=False).ids
+    hf.add_tokens(["zzq"])
+    ours.add_tokens(["zzq"])
+    ours_flags = {t.content: (t.normalized, t.special) for t in ours.get_added_tokens_decoder().values()}
+    hf_flags = {t.content: (t.normalized, t.special) for t in hf.get_added_tokens_decoder().values()}
+    assert ours_flags == hf_flags
 
 
 def test_cli_tokenizer_option(tmp_path) -> None:

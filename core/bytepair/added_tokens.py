@@ -50,6 +50,9 @@ class AddedToken:
     _: KW_ONLY
     id: int = -1
 
+    def __str__(self) -> str:
+        return self.content  # as HF's AddedToken
+
     @property
     def is_normalized(self) -> bool:
         return (not self.special) if self.normalized is None else self.normalized

@@ -19,7 +19,7 @@ from random import Random
 from .bpe_merge import check_dropout, merge_piece, reference_merge
 from .char_merge import Fragments
 from .decode import StreamDecoder, TokenTable
-from .errors import DisallowedSpecialTokenError, InvalidInputError, InvalidTokenError, VocabFormatError
+from .errors import DisallowedSpecialTokenError, InvalidArgumentError, InvalidInputError, InvalidTokenError, VocabFormatError
 from .offsets import piece_token_spans, token_spans
 from .engine import BLOCK_CHARS, Engine
 from .pretokenize import Pretokenizer
@@ -240,8 +240,10 @@ class Encoding:
         >>> enc.is_within_token_limit("hello world", 5), enc.is_within_token_limit("hello world", 1)
         (2, False)
         """
-        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+        if isinstance(limit, bool) or not isinstance(limit, int):
             raise InvalidInputError(f"limit must be a non-negative int, not {limit!r}")
+        if limit < 0:
+            raise InvalidArgumentError(f"limit must be a non-negative int, not {limit!r}")
         if isinstance(text, str):
             pieces = self._ids(text, allowed_special, disallowed_special, first_block=_FIRSTBLOCK_CHARS)
         else:

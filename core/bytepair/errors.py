@@ -70,6 +70,12 @@ class InvalidInputError(BytepairError, TypeError):
     """The input has the wrong type (for example bytes where a str is expected)."""
 
 
+class InvalidArgumentError(InvalidInputError, ValueError):
+    """An argument of the right type whose value cannot work (a negative length, a truncation stride
+    not below the length left for the text): a ``ValueError`` as Python has it, and an
+    ``InvalidInputError`` as the other argument errors are."""
+
+
 class InputDecodeError(BytepairError, ValueError):
     """Input bytes are not valid UTF-8 (the message names the byte offset and how to go on)."""
 

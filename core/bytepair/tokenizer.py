@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 from .added_tokens import AddedToken, AddedVocabulary
 from .bpe_model import BPEModel
 from .decoders import Decoder
-from .errors import InvalidInputError, InvalidTokenError, UnsupportedTokenizerError, VocabFormatError
+from .errors import InvalidArgumentError, InvalidInputError, InvalidTokenError, UnsupportedTokenizerError, VocabFormatError
 from .normalizers import Normalizer
 from .openai_encodings import CL100K_PATTERN
 from .offsets import token_spans
@@ -105,7 +105,9 @@ class Encoded:
 
     @property
     def n_sequences(self) -> int:
-        return len({s for s in self.sequence_ids if s is not None})
+        """How many texts this encodes: 1, or 2 for a pair (an empty text counts, as in HF)."""
+        given = self.__dict__.get("_n_sequences")
+        return given if given is not None else max(1, len({s for s in self.sequence_ids if s is not None}))
 
     @classmethod
     def _from(cls, seq: Piecewise) -> Encoded:
@@ -134,6 +136,14 @@ class Encoded:
 
 
 _NAMES = ("ids", "tokens", "offsets", "type_ids", "special_tokens_mask", "word_ids", "sequence_ids")
+
+
+def _check_count(value: object, option: str) -> None:
+    """A length-like option: an int (not a bool) that is not negative."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidInputError(f"{option} must be a non-negative int, not {type(value).__name__}")
+    if value < 0:
+        raise InvalidArgumentError(f"{option} must be a non-negative int, not {value}")
 
 
 def _words(sequence: object, name: str) -> list[str]:
@@ -270,12 +280,14 @@ class Tokenizer:
     @classmethod
     def from_file(cls, path: str | os.PathLike[str]) -> Tokenizer:
         """Build from a ``tokenizer.json`` file."""
+        if not isinstance(path, (str, bytes, os.PathLike)):
+            raise InvalidInputError(f"from_file takes the path of a tokenizer.json, not {type(path).__name__} (from_str takes its text)")
         try:
             with open(path, "rb") as f:
                 data = f.read()
         except OSError as exc:
-            raise VocabFormatError(f"cannot read {os.fspath(path)!r}: {exc.strerror or exc}") from None
-        return cls.from_buffer(data, origin=os.fspath(path))
+            raise VocabFormatError(f"cannot read {os.fsdecode(path)!r}: {exc.strerror or exc}") from None
+        return cls.from_buffer(data, origin=os.fsdecode(path))
 
     @classmethod
     def from_buffer(cls, data: bytes, *, origin: str = "tokenizer.json") -> Tokenizer:
@@ -368,7 +380,11 @@ class Tokenizer:
         literals. ``special_text`` says what such a literal in message content does: ``"escape"``
         (encoded as text), ``"reject"`` (ReservedLiteralError) or ``"allow"`` (the special id, as
         transformers). Also takes ``chat_template=``, ``documents=``, ``continue_final_message=`` and
-        template variables; see docs/CHAT.md and ``chat_template.py``."""
+        template variables, and ``truncation=True`` with ``max_length`` (the first ``max_length``
+        tokens, as transformers keeps them); ``padding``, ``return_tensors`` and
+        ``tokenizer_kwargs`` are refused. The default answer is a list of ids, as in transformers 4
+        (transformers 5 returns its dict form unless told ``return_dict=False``). See docs/CHAT.md
+        and ``chat_template.py``."""
         from .chat_template import apply_chat_template
 
         return apply_chat_template(
@@ -439,7 +455,7 @@ class Tokenizer:
                 with open(path, "rb") as f:
                     contents.append(f.read())
             except OSError as exc:
-                raise VocabFormatError(f"cannot read {os.fspath(path)!r}: {exc.strerror or exc}") from None
+                raise VocabFormatError(f"cannot read {os.fsdecode(path)!r}: {exc.strerror or exc}") from None
         origin = f"{os.fspath(vocab_json)} + {os.fspath(merges_txt)}"
         vocab, merges = parse_bpe_files(contents[0], contents[1], origin=origin)
         byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": pattern is None}
@@ -558,6 +574,13 @@ class Tokenizer:
         return self._add(tokens, special=True)
 
     def _add(self, tokens: Iterable[str | AddedToken], *, special: bool) -> int:
+        if isinstance(tokens, (str, AddedToken)) or not isinstance(tokens, Iterable):
+            what = "add_special_tokens" if special else "add_tokens"
+            raise InvalidInputError(
+                f"{what} takes a list of tokens, not {type(tokens).__name__}: a string would add each of its characters; "
+                f"write {what}([{tokens!r}])" if isinstance(tokens, (str, AddedToken)) else
+                f"{what} takes a list of str or AddedToken, not {type(tokens).__name__}"
+            )
         added = 0
         for token in tokens:
             if isinstance(token, str):
@@ -573,11 +596,14 @@ class Tokenizer:
             token_id = self.token_to_id(content)
             if token_id is None:
                 token_id = max(self.get_vocab(True).values(), default=-1) + 1
+            is_special = special or bool(flags and flags.special)
+            # HF: a flag the caller set is kept; an unset one is "normalized unless special".
+            explicit = flags.normalized if flags is not None else None
             new = AddedToken(
-                content, special=special or bool(flags and flags.special),
+                content, special=is_special,
                 lstrip=bool(flags and flags.lstrip), rstrip=bool(flags and flags.rstrip),
                 single_word=bool(flags and flags.single_word),
-                normalized=(flags.normalized if flags is not None else None) if not special else False, id=token_id,
+                normalized=bool(explicit) if explicit is not None else not is_special, id=token_id,
             )
             added += self._added.add(new)
         return added
@@ -587,6 +613,12 @@ class Tokenizer:
                        length: int | None = None, pad_to_multiple_of: int | None = None) -> None:
         if direction not in ("right", "left"):
             raise InvalidInputError(f"padding direction must be 'right' or 'left', not {direction!r}")
+        for option, value in (("pad_id", pad_id), ("pad_type_id", pad_type_id), ("length", length),
+                              ("pad_to_multiple_of", pad_to_multiple_of)):
+            if value is not None or option in ("pad_id", "pad_type_id"):
+                _check_count(value, option)
+        if not isinstance(pad_token, str):
+            raise InvalidInputError(f"pad_token must be a str, not {type(pad_token).__name__}")
         self._padding = {"direction": direction, "pad_id": pad_id, "pad_type_id": pad_type_id, "pad_token": pad_token,
                          "length": length, "pad_to_multiple_of": pad_to_multiple_of}
 
@@ -602,8 +634,14 @@ class Tokenizer:
             raise InvalidInputError(f"truncation strategy must be longest_first, only_first or only_second, not {strategy!r}")
         if direction not in ("right", "left"):
             raise InvalidInputError(f"truncation direction must be 'right' or 'left', not {direction!r}")
-        if isinstance(max_length, bool) or not isinstance(max_length, int) or max_length < 0:
-            raise InvalidInputError(f"max_length must be a non-negative int, not {max_length!r}")
+        _check_count(max_length, "max_length")
+        _check_count(stride, "stride")
+        room = max_length - self.num_special_tokens_to_add(False)
+        if 0 <= room < stride:  # HF's check (it skips a max_length below the special tokens' number)
+            raise InvalidArgumentError(
+                f"truncation stride ({stride}) must not exceed the length left for the text ({room} of max_length "
+                f"{max_length}, the rest being special tokens); lower the stride or raise max_length"
+            )
         self._truncation = {"max_length": max_length, "stride": stride, "strategy": strategy, "direction": direction}
 
     def no_truncation(self) -> None:
@@ -673,16 +711,19 @@ class Tokenizer:
             def piece_ids(piece: str) -> tuple[int, ...]:
                 return model.encode_piece(piece, dropout=p, rng=rng)  # type: ignore[call-arg]
 
-            return self._encode_full(sequence, pair, add_special_tokens, pad=self._padding is not None, piece_ids=piece_ids)
-        if self._truncation is None and self._padding is None:
+            result = self._encode_full(sequence, pair, add_special_tokens, pad=self._padding is not None, piece_ids=piece_ids)
+        elif self._truncation is None and self._padding is None:
             # Ids by the fast path (the post-processor needs only ids to add its special tokens);
             # everything else is built if and when it is read.
             first_ids = Piecewise(ids=self._sequence_ids(sequence))
             second_ids = None if pair is None else Piecewise(ids=self._sequence_ids(pair))
             ids = self._processor().process(first_ids, second_ids, add_special_tokens).ids
             # Built as it was encoded: without truncation even if some is set before the fields are read.
-            return Encoded(ids, build=lambda: self._encode_full(sequence, pair, add_special_tokens, pad=False, truncate=False))
-        return self._encode_full(sequence, pair, add_special_tokens, pad=self._padding is not None)
+            result = Encoded(ids, build=lambda: self._encode_full(sequence, pair, add_special_tokens, pad=False, truncate=False))
+        else:
+            result = self._encode_full(sequence, pair, add_special_tokens, pad=self._padding is not None)
+        result._n_sequences = 1 if pair is None else 2  # as HF counts them, empty ones included
+        return result
 
     def _sequence_ids(self, sequence: str | list[str]) -> list[int]:
         """The ids of a text, or of a list of words each encoded as a text of its own."""
@@ -733,6 +774,7 @@ class Tokenizer:
             # then sets its own); with none, the encodings keep theirs.
             first.type_ids, second.type_ids = [0] * len(first.ids), [1] * len(second.ids)
         encoded = self._post_process(first, second, add_special_tokens)
+        encoded._n_sequences = 1 if pair is None else 2
         if self._padding is not None:
             self._pad([encoded])
         return encoded
@@ -753,8 +795,9 @@ class Tokenizer:
     def encode_batch(self, inputs: Sequence[str | tuple[str, str] | list[str]], is_pretokenized: bool = False,
                      add_special_tokens: bool = True) -> list[Encoded]:
         """``encode`` each input (a text or a ``(text, pair)``); padding applies to the batch's longest."""
-        if isinstance(inputs, str):
-            raise InvalidInputError("encode_batch takes a list of texts (or of (text, pair) tuples), not one str")
+        if isinstance(inputs, str) or not isinstance(inputs, Iterable):
+            raise InvalidInputError(
+                f"encode_batch takes a list of texts (or of (text, pair) tuples), not {'one str' if isinstance(inputs, str) else type(inputs).__name__}")
         padding, self._padding = self._padding, None
         try:
             out = []
@@ -1056,11 +1099,16 @@ class Tokenizer:
         return self.decoder.decode(tokens)
 
     def decode_batch(self, sequences: Sequence[Sequence[int]], skip_special_tokens: bool = True) -> list[str]:
+        if not isinstance(sequences, Iterable) or isinstance(sequences, (str, bytes)) or any(
+                isinstance(ids, int) for ids in sequences):
+            raise InvalidInputError("decode_batch takes a list of id lists (one per text); decode takes one id list")
         return [self.decode(ids, skip_special_tokens) for ids in sequences]
 
     def _tokens_of(self, ids: Iterable[int], skip_special_tokens: bool) -> list[str]:
         if isinstance(ids, (str, bytes)):
             raise InvalidInputError("ids must be a sequence of integers, not a string")
+        if not isinstance(ids, Iterable):
+            raise InvalidInputError(f"ids must be a sequence of integers, not {type(ids).__name__}")
         tokens = []
         for position, token_id in enumerate(ids):
             if isinstance(token_id, bool) or not hasattr(token_id, "__index__"):

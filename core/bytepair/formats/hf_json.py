@@ -20,7 +20,7 @@ from ..added_tokens import AddedToken
 from ..bpe_model import BPEModel
 from ..byte_unicode import bytes_to_visible
 from ..decoders import decoder_from_json
-from ..errors import UnsupportedTokenizerError, VocabFormatError
+from ..errors import InvalidInputError, UnsupportedTokenizerError, VocabFormatError
 from ..normalizers import normalizer_from_json
 from ..post_processors import post_processor_from_json
 from ..pre_tokenizers import pre_tokenizer_from_json
@@ -163,6 +163,13 @@ def _added_tokens(tokens: Any, model: BPEModel, origin: str) -> list[AddedToken]
 
 
 def _apply_padding_and_truncation(tok: Tokenizer, data: dict[str, Any], origin: str) -> None:
+    try:
+        _padding_and_truncation(tok, data)
+    except (InvalidInputError, ValueError) as exc:
+        raise VocabFormatError(f"{origin}: its truncation or padding cannot be used ({exc})") from None
+
+
+def _padding_and_truncation(tok: Tokenizer, data: dict[str, Any]) -> None:
     trunc = data.get("truncation")
     if isinstance(trunc, dict):
         strategy = {"LongestFirst": "longest_first", "OnlyFirst": "only_first", "OnlySecond": "only_second"}.get(
