@@ -515,3 +515,21 @@ def test_post_processors_like_hf(post: dict) -> None:
     for a, b in [("Hello  world", None), (" spaced out ", "second  part "), ("x", "y")]:
         for add in (True, False):
             assert_same(ref.encode(a, b, add_special_tokens=add), ours.encode(a, b, add_special_tokens=add), f"{post['type']} {a!r} {b!r}")
+
+
+@pytest.mark.parametrize("name", ["llama2", "qwen2_5", "gpt2"])
+def test_index_lookups_like_hf(name: str) -> None:
+    """char_to_token, token_to_chars, token_to_word, token_to_sequence, char_to_word, word_to_tokens
+    and word_to_chars, for every index of single texts and pairs (split characters, specials, emoji)."""
+    hf, ours = pair_of(name)
+    for args in [("Hello wörld 🫠 ok",), ("Hello wörld 🫠 ok", "pair  text"), ("", "x y"), ("日本語 テキスト  a",)]:
+        for add in (True, False):
+            e, h = ours.encode(*args, add_special_tokens=add), hf.encode(*args, add_special_tokens=add)
+            for i in range(len(h.ids)):
+                assert (e.token_to_chars(i), e.token_to_word(i), e.token_to_sequence(i)) == (
+                    h.token_to_chars(i), h.token_to_word(i), h.token_to_sequence(i)), (args, i)
+            for seq in range(len(args)):
+                for c in range(len(args[seq]) + 2):
+                    assert (e.char_to_token(c, seq), e.char_to_word(c, seq)) == (h.char_to_token(c, seq), h.char_to_word(c, seq)), (args, c)
+                for w in range(8):
+                    assert (e.word_to_tokens(w, seq), e.word_to_chars(w, seq)) == (h.word_to_tokens(w, seq), h.word_to_chars(w, seq)), (args, w)

@@ -103,6 +103,49 @@ class Encoded:
     def words(self) -> list[int | None]:
         return self.word_ids
 
+    # ---------------------------------------------------------------- HF's index lookups
+    def token_to_sequence(self, token_index: int) -> int | None:
+        """Which text of a pair token ``token_index`` comes from (None for an added special token)."""
+        return self.sequence_ids[token_index]
+
+    def token_to_chars(self, token_index: int) -> tuple[int, int] | None:
+        """The ``[start, end)`` characters of a token in its own text (None for an added special token)."""
+        return None if self.sequence_ids[token_index] is None else self.offsets[token_index]
+
+    def token_to_word(self, token_index: int) -> int | None:
+        """The word (pre-tokenized piece) a token belongs to, counted in its own text."""
+        return self.word_ids[token_index]
+
+    def char_to_token(self, char_pos: int, sequence_index: int = 0) -> int | None:
+        """The first token of text ``sequence_index`` that holds character ``char_pos`` (several do
+        where a character is split into byte tokens); None if none does.
+
+        >>> tok = Tokenizer.from_encoding("cl100k_base")
+        >>> enc = tok.encode("hi 🫠", add_special_tokens=False)
+        >>> enc.char_to_token(0), enc.char_to_token(3), enc.token_to_chars(3), enc.char_to_token(9)
+        (0, 1, (3, 4), None)
+        """
+        for index, (sequence, (start, end)) in enumerate(zip(self.sequence_ids, self.offsets)):
+            if sequence == sequence_index and start <= char_pos < end:
+                return index
+        return None
+
+    def char_to_word(self, char_pos: int, sequence_index: int = 0) -> int | None:
+        """The word holding character ``char_pos`` of text ``sequence_index``."""
+        index = self.char_to_token(char_pos, sequence_index)
+        return None if index is None else self.word_ids[index]
+
+    def word_to_tokens(self, word_index: int, sequence_index: int = 0) -> tuple[int, int] | None:
+        """The ``[first, last + 1)`` token range of word ``word_index`` of text ``sequence_index``."""
+        found = [i for i, (sequence, word) in enumerate(zip(self.sequence_ids, self.word_ids))
+                 if sequence == sequence_index and word == word_index]
+        return (found[0], found[-1] + 1) if found else None
+
+    def word_to_chars(self, word_index: int, sequence_index: int = 0) -> tuple[int, int] | None:
+        """The ``[start, end)`` characters of word ``word_index`` of text ``sequence_index``."""
+        tokens = self.word_to_tokens(word_index, sequence_index)
+        return None if tokens is None else (self.offsets[tokens[0]][0], self.offsets[tokens[1] - 1][1])
+
     @property
     def n_sequences(self) -> int:
         """How many texts this encodes: 1, or 2 for a pair (an empty text counts, as in HF)."""
