@@ -533,3 +533,24 @@ def test_index_lookups_like_hf(name: str) -> None:
                     assert (e.char_to_token(c, seq), e.char_to_word(c, seq)) == (h.char_to_token(c, seq), h.char_to_word(c, seq)), (args, c)
                 for w in range(8):
                     assert (e.word_to_tokens(w, seq), e.word_to_chars(w, seq)) == (h.word_to_tokens(w, seq), h.word_to_chars(w, seq)), (args, w)
+
+
+def test_a_pattern_this_runtime_cannot_run_is_unsupported_not_malformed(monkeypatch) -> None:
+    """A Split regex stdlib re cannot run exactly needs the `regex` package; without it (the browser
+    bundle) the file is fine but unsupported here: UnsupportedTokenizerError, and JavaScript's message
+    does not tell the user to install a Python package. A broken regex stays a VocabFormatError."""
+    import sys
+
+    from bytepair.web_bridge import error_info
+
+    monkeypatch.setitem(sys.modules, "regex", None)  # import regex now raises ImportError
+    document = json.loads((hf_folder("gpt2") / "tokenizer.json").read_text(encoding="utf-8"))
+    split = {"type": "Split", "pattern": {"Regex": r"\p{Sc}+|x\w+"}, "behavior": "Isolated", "invert": False}
+    document["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [split, document["pre_tokenizer"]]}
+    with pytest.raises(UnsupportedTokenizerError, match=r"needs|install the `regex` package") as info:
+        Tokenizer.from_str(json.dumps(document))
+    js = error_info(info.value)
+    assert js["name"] == "UnsupportedTokenizerError" and "install" not in js["message"] and "does not ship" in js["message"]
+    split["pattern"] = {"Regex": "(unclosed"}
+    with pytest.raises(VocabFormatError, match="invalid pretokenization pattern"):
+        Tokenizer.from_str(json.dumps(document))

@@ -27,9 +27,11 @@ export interface EncodeOptions extends CallOptions {
 }
 
 export interface Progress {
-  /** Bytes fetched so far (all assets of this load, verified against the manifest). */
+  /** Bytes the runtime has fetched so far (verified against the manifest). The runtime is shared: a
+   * tokenizer created after it started counts on from what earlier loads fetched, so its bar starts
+   * where theirs ended and moves only by its own files (a second encoding's ranks, a tokenizer.json). */
   loaded: number;
-  /** Bytes this load fetches in all. */
+  /** Bytes the runtime fetches in all, this load's files included. */
   total: number;
   /** What the runtime is doing: "fetching" while bytes arrive, then (with the bar at 100%)
    * "compiling" the WebAssembly module, "starting" Python from its memory snapshot, building the
@@ -61,7 +63,9 @@ export interface CreateTokenizerOptions {
    * own. It belongs to the tokenizer.json: tokenizers opened from the same file share it. */
   tokenizerConfig?: object | string;
   /** Where dist/ is served (default: the directory of bytepair.mjs; after bundling the API into an
-   * app, the folder the app copied dist/ to). */
+   * app, the folder the app copied dist/ to). A relative URL is read against bytepair.mjs's own URL
+   * (under Node: its file in node_modules), not the working directory: pass an absolute URL, such as
+   * `new URL("./assets/", import.meta.url)`, for a folder of your own. */
   assetsUrl?: string | URL;
   /** Called as asset bytes arrive, for a real progress bar. */
   onProgress?: (progress: Progress) => void;
@@ -144,7 +148,9 @@ export interface Inspection {
 }
 
 /** One chat message; fields other than role and content (name, tool_calls, reasoning_content, ...)
- * go to the template (or, for OpenAI models, are counted as text). */
+ * go to a tokenizer.json's template. For OpenAI models countChat follows the cookbook's rule, which
+ * counts string fields only: content must be a string there (a null content, content parts or
+ * tool_calls are an InvalidInputError saying so; the cookbook documents no count for them). */
 export interface ChatMessage {
   role: string;
   content?: string | ReadonlyArray<{ type: "text"; text: string } | Record<string, unknown>> | null;

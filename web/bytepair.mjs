@@ -638,6 +638,17 @@ function byteSlices(input) {
   })();
 }
 
+/** `promise`, or an AbortError as soon as `signal` fires (the promise is then left to settle unheard). */
+function untilAborted(promise, signal) {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(abortError(signal));
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(abortError(signal));
+    signal.addEventListener("abort", onAbort, { once: true });
+    Promise.resolve(promise).then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
 /** A ReadableStream as an async iterable (Node's and Chromium's are iterable already; Safari's not). */
 async function* readStream(stream) {
   const reader = stream.getReader();
@@ -698,6 +709,9 @@ class Tokenizer {
   async count(input, options = {}) {
     const signal = signalOf(options);
     const special = policy(options, COUNT_OPTIONS, "count");
+    if (options.errors !== undefined && options.errors !== "strict" && options.errors !== "replace") {
+      throw invalidInput(`errors must be "strict" or "replace", not ${JSON.stringify(options.errors)}`);
+    }
     if (typeof input === "string" && input.length <= SLICE_CHARS) return this.call("count", { text: input, ...special }, { signal });
     const pieces = typeof input === "string" ? stringSlices(input) : byteSlices(input);
     if (!pieces) {
@@ -705,9 +719,6 @@ class Tokenizer {
         "count takes a string, bytes (a Uint8Array, Buffer, ArrayBuffer or DataView), a Blob/File, a ReadableStream " +
           `or an async iterable of bytes or strings, not ${typeName(input)}`,
       );
-    }
-    if (options.errors !== undefined && options.errors !== "strict" && options.errors !== "replace") {
-      return Promise.reject(invalidInput(`errors must be "strict" or "replace", not ${JSON.stringify(options.errors)}`));
     }
     return this.countPieces(pieces, { ...special, errors: options.errors }, signal);
   }
@@ -719,13 +730,18 @@ class Tokenizer {
 
   async countPieces(pieces, args, signal) {
     const handle = await this.call("counterOpen", args, { signal });
+    const iterator = pieces[Symbol.asyncIterator] ? pieces[Symbol.asyncIterator]() : pieces[Symbol.iterator]();
     try {
-      for await (const piece of pieces) {
+      for (;;) {
+        // An abort is seen while the input is awaited too (a stalled stream), not only in requests.
+        const { done, value: piece } = await untilAborted(iterator.next(), signal);
+        if (done) break;
         const transfer = piece instanceof Uint8Array ? [piece.buffer] : [];
         await this.call("counterFeed", { handle, data: piece }, { signal, transfer });
       }
       return await this.call("counterFinish", { handle }, { signal });
     } catch (err) {
+      Promise.resolve(iterator.return?.()).catch(() => {}); // the input is not read further
       if (!this.disposed && !this.backend.closed) this.backend.request("counterClose", { handle }).catch(() => {});
       throw err;
     }

@@ -79,6 +79,8 @@ def count_chat(messages: Sequence[Mapping[str, Any]], model: str = "gpt-4o", *,
     if not isinstance(model, str):
         raise InvalidInputError(f"model must be a model name string, not {type(model).__name__}")
     _check_messages(messages)
+    if tools is not None and (isinstance(tools, (str, bytes, Mapping)) or not isinstance(tools, Sequence)):
+        raise InvalidInputError(f"tools must be a list of tool definitions ({{'type': 'function', 'function': ...}}), not {_json_kind(tools)}")
     if model.startswith(_HARMONY):
         if tools:
             raise UnsupportedTokenizerError(

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from .errors import UnsupportedTokenizerError, VocabFormatError
+from .errors import UnsupportedPatternError, UnsupportedTokenizerError, VocabFormatError
 
 __all__ = ["build", "pattern"]
 
@@ -37,6 +37,10 @@ def build(obj: Any, where: str, stage: str, factories: Mapping[str, Callable[[di
         return factory(obj, where)
     except (UnsupportedTokenizerError, VocabFormatError):
         raise
+    except UnsupportedPatternError as exc:
+        if getattr(exc, "missing_package", None):  # the file is fine; this runtime lacks what it needs
+            raise UnsupportedTokenizerError(f"{where}: {exc}") from None
+        raise VocabFormatError(f"{where}: {exc}") from None
     except (ValueError, TypeError, KeyError, re.error) as exc:
         raise VocabFormatError(f"{where}: {exc}") from None
 

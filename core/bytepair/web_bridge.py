@@ -349,15 +349,31 @@ _JS_NAMES = {"special_text": "specialText", "errors": "errors", "vocab_size": "v
              "allowed_special": "allowedSpecial", "disallowed_special": "disallowedSpecial"}
 
 
+_JS_VALUES = {"NoneType": "not undefined", "JsNull": "not null", "jsnull": "not null", "JsProxy": "not a plain value",
+              "True": "not true", "False": "not false", "nan": "not NaN", "inf": "not Infinity"}
+_JS_VALUE = re.compile(r"\bnot (NoneType|JsNull|jsnull|JsProxy|True|False|nan|inf)\b")
+
+
 def _js_words(message: str) -> str:
     """A message's advice in the JavaScript API's words: ``special_text='escape'`` is
     ``specialText: "escape"``, ``vocab_size`` is ``vocabSize`` (the options that messages name);
     the command line's spelling is dropped.
 
+    Python's names for the JavaScript values a message says it got are JavaScript's (``NoneType`` is
+    ``undefined``, Pyodide's ``JsNull`` is ``null``, ``True`` is ``true``, ``nan`` is ``NaN``).
+
     >>> _js_words("pass special_text='escape', or errors='replace' (command line: --errors replace); vocab_size >= 256")
     'pass specialText: "escape", or errors: "replace"; vocabSize >= 256'
+    >>> _js_words("text must be a str, not JsNull; limit must be a non-negative int, not nan; ids, not NoneType")
+    'text must be a string, not null; limit must be a non-negative integer, not NaN; ids, not undefined'
     """
     message = message.replace(" (command line: --errors replace)", "")
+    message = message.replace(
+        "install the `regex` package to use this pattern",
+        "this runtime cannot run this pattern (it would need Python's `regex` package, which the bundle does not ship)",
+    )
+    message = _JS_VALUE.sub(lambda match: _JS_VALUES[match.group(1)], message)
+    message = message.replace("must be a str,", "must be a string,").replace("non-negative int,", "non-negative integer,")
 
     def js(match: re.Match[str]) -> str:
         name, value = _JS_NAMES[match.group(1)], match.group(3)

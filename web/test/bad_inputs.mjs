@@ -18,8 +18,8 @@ const DISPOSED = ["DisposedError", "create a new one"];
 export const BAD_INPUTS = [
   // Text that is not a string.
   ["encode(42)", ({ tok }) => tok.encode(42), "InvalidInputError", "must be a str"],
-  ["encode(undefined)", ({ tok }) => tok.encode(undefined), "InvalidInputError", "must be a str"],
-  ["encode(null)", ({ tok }) => tok.encode(null), "InvalidInputError", "must be a str"],
+  ["encode(undefined)", ({ tok }) => tok.encode(undefined), "InvalidInputError", "must be a string, not undefined"],
+  ["encode(null)", ({ tok }) => tok.encode(null), "InvalidInputError", "must be a string, not null"],
   ["encode({})", ({ tok }) => tok.encode({}), "InvalidInputError", "must be a str"],
   ["count(['a'])", ({ tok }) => tok.count(["a"]), "InvalidInputError", "count takes a string, bytes (a Uint8Array"],
   ["count(null)", ({ tok }) => tok.count(null), "InvalidInputError", "a Blob/File, a ReadableStream or an async iterable of bytes or strings, not null"],
@@ -47,7 +47,15 @@ export const BAD_INPUTS = [
   ["isWithinTokenLimit('abc', 1.5)", ({ tok }) => tok.isWithinTokenLimit("abc", 1.5), "InvalidInputError", "limit must be a non-negative int"],
   ["isWithinTokenLimit('abc', '3')", ({ tok }) => tok.isWithinTokenLimit("abc", "3"), "InvalidInputError", "limit must be a non-negative int"],
   ["isWithinTokenLimit('abc')", ({ tok }) => tok.isWithinTokenLimit("abc"), "InvalidInputError", "limit must be a non-negative int"],
-  ["isWithinTokenLimit('abc', NaN)", ({ tok }) => tok.isWithinTokenLimit("abc", NaN), "InvalidInputError", "limit must be a non-negative int"],
+  ["isWithinTokenLimit('abc', NaN)", ({ tok }) => tok.isWithinTokenLimit("abc", NaN), "InvalidInputError", "limit must be a non-negative integer, not NaN"],
+  ["isWithinTokenLimit('abc', true)", ({ tok }) => tok.isWithinTokenLimit("abc", true), "InvalidInputError", "not true"],
+  ["count(stalled stream, aborted)", ({ tok }) => {
+    // A stream that gives one chunk and then nothing: the abort must not wait for a next chunk.
+    const stream = new ReadableStream({ start(controller) { controller.enqueue(new TextEncoder().encode("hello ")); } });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    return tok.count(stream, { signal: controller.signal });
+  }, "AbortError", "aborted"],
   ["inspect('x', { maxTokens: -1 })", ({ tok }) => tok.inspect("x", { maxTokens: -1 }), "InvalidInputError", "maxTokens must be a non-negative integer"],
   ["inspect('x', { maxTokens: 'all' })", ({ tok }) => tok.inspect("x", { maxTokens: "all" }), "InvalidInputError", "maxTokens must be a non-negative integer"],
   ["encode('x', { allowedSpecial: 42 })", ({ tok }) => tok.encode("x", { allowedSpecial: 42 }), "InvalidInputError", "allowedSpecial must be"],
@@ -58,6 +66,9 @@ export const BAD_INPUTS = [
   ["encode('x', { allowSpecial: 'all' })", ({ tok }) => tok.encode("x", { allowSpecial: "all" }), "InvalidInputError", 'encode has no option "allowSpecial"'],
   ["createTokenizer({ encodng })", ({ bp }) => bp.createTokenizer({ encodng: "cl100k_base" }), "InvalidInputError", 'createTokenizer has no option "encodng"'],
   ["count(Blob, { errors: 'bogus' })", ({ tok }) => tok.count(new Blob(["x"]), { errors: "bogus" }), "InvalidInputError", "errors must be"],
+  ["count('hi', { errors: 'bogus' })", ({ tok }) => tok.count("hi", { errors: "bogus" }), "InvalidInputError", "errors must be"],
+  ["countChat(msgs, { tools: {} })", ({ tok }) => tok.countChat([{ role: "user", content: "hi" }], { model: "gpt-4o", tools: {} }),
+    "InvalidInputError", "tools must be a list"],
   // Streams and Blobs: bytes that are not UTF-8, chunks that are not bytes.
   ["count(Blob invalid UTF-8)", ({ tok }) => tok.count(new Blob([new Uint8Array([0x61, 0xff])])), "InputDecodeError", "invalid UTF-8 at byte 1"],
   ["count(Uint8Array invalid UTF-8)", ({ tok }) => tok.count(new Uint8Array([0x61, 0xff])), "InputDecodeError", "invalid UTF-8 at byte 1"],

@@ -413,10 +413,12 @@ def _compile_with_regex_package(pattern: str, why: UntranslatablePatternError) -
     try:
         import regex
     except ImportError:
-        raise UnsupportedPatternError(
+        error = UnsupportedPatternError(
             f"{why}. Without it, use only \\p{{L}}, \\p{{Lu}}, \\p{{Ll}}, \\p{{Lt}}, \\p{{Lm}}, \\p{{Lo}}, "
             "\\p{M}, \\p{N}, \\p{Nd}, \\s, \\d and literal syntax"
-        ) from None
+        )
+        error.missing_package = "regex"  # a valid pattern this runtime cannot run: not a malformed file
+        raise error from None
     try:
         return regex.compile(pattern)
     except regex.error as exc:
