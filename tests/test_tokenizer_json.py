@@ -182,7 +182,7 @@ def test_decode_skips_ids_past_the_vocabulary_like_hf() -> None:
     ref, ours = pair_of("qwen2_5")
     ids = [9707, 151_700, 1879, 10**9]
     assert ours.decode(ids) == ref.decode(ids) == "Hello world"
-    ref_stream, our_stream = tokenizers.decoders.DecodeStream(skip_special_tokens=True), ours.decode_stream()
+    ref_stream, our_stream = tokenizers.decoders.DecodeStream(skip_special_tokens=True), ours.decode_stream(skip_special_tokens=True)
     assert [our_stream.step(i) for i in ids] == [ref_stream.step(ref, i) for i in ids]
     with pytest.raises(bytepair.InvalidTokenError, match="-1 at position 1"):
         ours.decode([9707, -1])
@@ -245,10 +245,13 @@ def test_from_pretrained_folder_and_no_hub(tmp_path) -> None:
 
 def test_streaming_decode_like_hf() -> None:
     ref, ours = pair_of("llama3")
-    ids = ref.encode("Streaming 🫠 décodé 日本語!").ids
-    stream = ours.decode_stream()
+    ids = ref.encode("Streaming 🫠 décodé 日本語!").ids  # with <|begin_of_text|> first
+    stream = ours.decode_stream(skip_special_tokens=True)
     pieces = [stream.step(i) for i in ids]
     assert "".join(p for p in pieces if p) == ref.decode(ids)
+    for skip in ({}, {"skip_special_tokens": False}, {"skip_special_tokens": True}):  # HF's default: write them
+        ref_stream, our_stream = tokenizers.decoders.DecodeStream(**skip), ours.decode_stream(**skip)
+        assert [our_stream.step(i) for i in ids] == [ref_stream.step(ref, i) for i in ids], skip
 
 
 # ---------------------------------------------------------------- bad files

@@ -162,7 +162,10 @@ class Encoded:
 
     def pad(self, length: int, *, direction: str = "right", pad_id: int = 0, pad_type_id: int = 0,
             pad_token: str = "[PAD]") -> None:
-        """Pad to ``length`` (nothing if already as long), on the right or the left."""
+        """Pad to ``length`` (nothing if already as long), on the right or the left (keywords only,
+        as in HF)."""
+        if direction not in ("right", "left"):
+            raise InvalidInputError(f"padding direction must be 'right' or 'left', not {direction!r}")
         for extra in self.__dict__.get("overflowing", ()):  # HF pads the overflows first, whatever the main length
             extra.pad(length, direction=direction, pad_id=pad_id, pad_type_id=pad_type_id, pad_token=pad_token)
         n = length - len(self.ids)
@@ -1171,8 +1174,10 @@ class Tokenizer:
             tokens.append(token)
         return tokens
 
-    def decode_stream(self, skip_special_tokens: bool = True) -> DecodeStream:
-        """A streaming decoder: ``step(id)`` returns the text that became complete (or None)."""
+    def decode_stream(self, skip_special_tokens: bool = False) -> DecodeStream:
+        """A streaming decoder: ``step(id)`` returns the text that became complete (or None). Special
+        tokens are written unless told otherwise, as HF's ``DecodeStream()`` writes them (``decode``
+        skips them by default, as HF's ``decode`` does)."""
         return DecodeStream(self, skip_special_tokens)
 
 
