@@ -9,7 +9,9 @@ the next (on 2026-11-26 tiktoken itself ran at 7.9 MB/s where it had run at 12.7
 worth 5% cannot be seen in seconds. Instructions are repeatable for the same code, input and
 interpreter (hash seed fixed), whatever else runs. They are not time (a cache miss costs more than an add), so a
 claim about speed still comes from ``bench_encode.py``; this is for A/B of changes to the
-encoder. Per file, two processes run under callgrind: one that loads the encoding (or
+encoder, and one that adds tables or memos must be timed as well: a two-token search for
+``tokenizer.json`` models once counted 9% fewer instructions on Qwen2.5 while taking a quarter
+more CPU time (docs/PERFORMANCE.md, 2026-11-27 afternoon). Per file, two processes run under callgrind: one that loads the encoding (or
 ``tokenizer.json``) and encodes ``"warm up"``, and one that then also encodes the file once
 (``encode_ordinary``, or ``encode(text, add_special_tokens=False).ids`` for a model); the
 difference is the first pass. About 40 s per file.
