@@ -557,3 +557,15 @@ def test_a_pattern_this_runtime_cannot_run_is_unsupported_not_malformed(monkeypa
     split["pattern"] = {"Regex": "(unclosed"}
     with pytest.raises(VocabFormatError, match="invalid pretokenization pattern"):
         Tokenizer.from_str(json.dumps(document))
+
+
+@pytest.mark.parametrize("name", HF_NAMES)
+def test_normalize_str_and_pre_tokenize_str_like_hf(name: str) -> None:
+    """The pipeline's stages answer HF's debugging calls the same way (pieces in the form the model
+    reads: GPT-2's visible characters after a byte-level step)."""
+    hf, ours = pair_of(name)
+    for text in [*SAMPLES, "Hello wörld 🫠  ok", "日本語のテキスト 123456 x", "a\u0301 ｶﾞ"]:
+        if hf.normalizer is not None:
+            assert (ours.normalizer.normalize_str(text) if ours.normalizer else text) == hf.normalizer.normalize_str(text)
+        if hf.pre_tokenizer is not None:
+            assert ours.pre_tokenizer.pre_tokenize_str(text) == hf.pre_tokenizer.pre_tokenize_str(text), text

@@ -42,6 +42,10 @@ class Normalizer:
     def normalize(self, text: str) -> str:
         return self.normalize_aligned(text)[0]
 
+    def normalize_str(self, text: str) -> str:
+        """HF's name for :meth:`normalize`."""
+        return self.normalize(text)
+
     def normalize_aligned(self, text: str) -> tuple[str, Alignment | None]:
         raise NotImplementedError
 

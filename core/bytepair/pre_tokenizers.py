@@ -74,6 +74,18 @@ class PreTokenizer:
     def split(self, text: str) -> list[str]:
         return [piece for piece, _, _ in self.spans(text)]
 
+    def pre_tokenize_str(self, text: str) -> list[tuple[str, tuple[int, int]]]:
+        """HF's ``pre_tokenize_str``: each piece with its ``(start, end)`` characters, in the form the
+        model reads it (a byte-level step's pieces in GPT-2's visible characters, as HF shows them).
+
+        >>> pre_tokenizer_from_json({"type": "ByteLevel", "add_prefix_space": False}).pre_tokenize_str("Hi wörld")
+        [('Hi', (0, 2)), ('ĠwÃ¶rld', (2, 8))]
+        """
+        from .byte_unicode import bytes_to_visible
+
+        return [(bytes_to_visible(piece.encode("utf-8", "surrogatepass")) if self.byte_level else piece, (start, end))
+                for piece, start, end in self.spans(text)]
+
     def to_json(self) -> dict[str, Any]:
         raise NotImplementedError
 
