@@ -271,7 +271,8 @@ def _minimal(**model: object) -> dict:
         (json.dumps(_minimal(merges=["a c"])), VocabFormatError, "merges[0]: 'c' is not in"),
         (json.dumps(_minimal(merges=["a b c"])), VocabFormatError, "merges[0]"),
         (json.dumps(_minimal(vocab={"a": 0, "b": 0, "ab": 2})), VocabFormatError, "id 0 is given to both"),
-        (json.dumps({**_minimal(), "added_tokens": [{"id": 1, "content": "<x>"}]}), VocabFormatError, "added_tokens[0]: id 1"),
+        (json.dumps({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 3}, "merges": ["a b"]},
+                     "added_tokens": [{"id": 9, "content": "<x>"}]}), VocabFormatError, "model.vocab gives 3 to 'ab'"),
         (json.dumps({**_minimal(), "pre_tokenizer": {"type": "BertPreTokenizer"}}), UnsupportedTokenizerError, "pre_tokenizer"),
         (json.dumps({**_minimal(), "normalizer": {"type": "Precompiled", "precompiled_charsmap": ""}}), UnsupportedTokenizerError,
          "normalizer type 'Precompiled'"),
@@ -569,3 +570,24 @@ def test_normalize_str_and_pre_tokenize_str_like_hf(name: str) -> None:
             assert (ours.normalizer.normalize_str(text) if ours.normalizer else text) == hf.normalizer.normalize_str(text)
         if hf.pre_tokenizer is not None:
             assert ours.pre_tokenizer.pre_tokenize_str(text) == hf.pre_tokenizer.pre_tokenize_str(text), text
+
+
+def test_added_tokens_are_numbered_as_hf_numbers_them() -> None:
+    """HF reads no id from "added_tokens": a vocabulary token keeps its vocabulary id, the others are
+    numbered from the vocabulary's size on; and what to_str writes loads in HF at our ids, also after
+    tokens were added to a file whose vocabulary holds some added tokens (gpt-4o's)."""
+    flags = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": False}
+    document = {**_minimal(), "added_tokens": [{"id": 1, "content": "<x>", "special": False, **flags},
+                                                 {"id": 10, "content": "<y>", "special": True, **flags},
+                                                 {"id": 7, "content": "ab", "special": False, **flags}]}
+    ours, hf = Tokenizer.from_str(json.dumps(document)), tokenizers.Tokenizer.from_str(json.dumps(document))
+    assert [ours.token_to_id(t) for t in ("<x>", "<y>", "ab")] == [hf.token_to_id(t) for t in ("<x>", "<y>", "ab")] == [3, 4, 2]
+    assert ours.encode("ab<y><x>").ids == hf.encode("ab<y><x>").ids
+    for name in ("gpt4o", "qwen2_5"):
+        ours = Tokenizer.from_file(hf_folder(name) / "tokenizer.json")
+        ours.add_tokens(["newtok"])
+        ours.add_special_tokens(["<|mine|>"])
+        reloaded = tokenizers.Tokenizer.from_str(ours.to_str())
+        assert reloaded.get_vocab(True) == ours.get_vocab(True)
+        text = "a newtok <|mine|> <|endoftext|>"
+        assert reloaded.encode(text).ids == ours.encode(text).ids

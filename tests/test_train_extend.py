@@ -71,3 +71,18 @@ def test_extending_with_another_pattern_is_an_error(gpt2: bytepair.Tokenizer) ->
     with pytest.raises(bytepair.TrainingError, match="vocab_size > 50257"):
         bytepair.train(["你好"], 50000, base=gpt2, show_progress=False)
     bytepair.train(["你好"], 50258, base=gpt2, pattern="gpt2", show_progress=False)  # its own pattern is fine
+
+
+def test_added_tokens_keep_their_ids_in_hf_after_an_extension() -> None:
+    """Extending puts new tokens after the added ones (<|end|> at 300, merges from 301): HF, which
+    numbers an added token the vocabulary lacks from the vocabulary's size, must still load <|end|>
+    at 300 (the saved vocabulary holds it)."""
+    tokenizers = pytest.importorskip("tokenizers")
+    text = corpus_texts()["en"][:20_000]
+    base = bytepair.train([text], 300, pattern="gpt2", show_progress=False)
+    base.add_special_tokens(["<|end|>"])
+    extended = bytepair.train([text], 320, base=base, show_progress=False)
+    hf = tokenizers.Tokenizer.from_str(extended.to_str())
+    assert extended.token_to_id("<|end|>") == hf.token_to_id("<|end|>") == 300
+    assert extended.get_vocab(True) == hf.get_vocab(True)
+    assert extended.encode("the<|end|> there").ids == hf.encode("the<|end|> there").ids

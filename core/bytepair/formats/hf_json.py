@@ -133,6 +133,8 @@ def _added_tokens(tokens: Any, model: BPEModel, origin: str) -> list[AddedToken]
         raise VocabFormatError(f"{origin}: added_tokens must be a list")
     out: list[AddedToken] = []
     seen: dict[int, str] = {}
+    numbered: dict[str, int] = {}
+    size = model.get_vocab_size()
     for i, t in enumerate(tokens):
         where = f"{origin}: added_tokens[{i}]"
         if not isinstance(t, dict) or not isinstance(t.get("content"), str) or not t["content"]:
@@ -140,14 +142,22 @@ def _added_tokens(tokens: Any, model: BPEModel, origin: str) -> list[AddedToken]
         token_id = t.get("id")
         if isinstance(token_id, bool) or not isinstance(token_id, int) or token_id < 0:
             raise VocabFormatError(f"{where}: \"id\" must be a non-negative integer, not {token_id!r}")
+        # HF (0.23) reads no id from here: a token the vocabulary has keeps its vocabulary id, the
+        # others are numbered in their order from the vocabulary's size on (a consistent file says
+        # the same; Tokenizer.to_str writes files that stay so).
         own_id = model.token_to_id(t["content"])
         if own_id is not None:
-            token_id = own_id  # a token the vocabulary has keeps its vocabulary id (as HF does)
+            token_id = own_id
+        elif t["content"] in numbered:
+            token_id = numbered[t["content"]]
+        else:
+            token_id = numbered[t["content"]] = size + len(numbered)
         in_vocab = model.id_to_token(token_id)
         if in_vocab is not None and in_vocab != t["content"]:
             raise VocabFormatError(
-                f"{where}: id {token_id} is {t['content']!r} here but {in_vocab!r} in model.vocab; an added token "
-                "must use a free id or its own vocabulary id"
+                f"{where}: {t['content']!r} is numbered {token_id} (model.vocab's size, plus the added tokens before it "
+                f"that it lacks, as HF numbers them), but model.vocab gives {token_id} to {in_vocab!r}; put the added "
+                "token in model.vocab with its id"
             )
         if token_id in seen and seen[token_id] != t["content"]:
             raise VocabFormatError(f"{where}: id {token_id} is already the added token {seen[token_id]!r}")
