@@ -184,31 +184,6 @@ class Encoded:
 _NAMES = ("ids", "tokens", "offsets", "type_ids", "special_tokens_mask", "word_ids", "sequence_ids")
 
 
-def _renumbered_by_hf(vocab: Any, added: Iterable[AddedToken]) -> dict[str, int]:
-    """The added tokens (content -> our id) to write into the model vocabulary so that HF
-    ``tokenizers`` loads every added token at our id. HF (0.23) ignores the id a file gives an added
-    token: it keeps the token's vocabulary id if it has one, and numbers the others in their order
-    from the vocabulary's size on. Tokens written into the vocabulary change its size, so this
-    repeats until nothing moves.
-
-    >>> _renumbered_by_hf({"a": 0, "b": 1}, [AddedToken("<s>", id=2)])
-    {}
-    >>> _renumbered_by_hf({"a": 0, "b": 1, "ab": 3}, [AddedToken("<s>", id=2)])   # HF would say 3
-    {'<s>': 2}
-    """
-    if not isinstance(vocab, dict):
-        return {}
-    added = list(added)
-    moved: dict[str, int] = {}
-    while True:
-        known = {**vocab, **moved}
-        outside = [token for token in added if token.content not in known]
-        found = {token.content: token.id for k, token in enumerate(outside) if len(known) + k != token.id}
-        if not found:
-            return moved
-        moved.update(found)
-
-
 def _check_count(value: object, option: str) -> None:
     """A length-like option: an int (not a bool) that is not negative."""
     if isinstance(value, bool) or not isinstance(value, int):
@@ -473,7 +448,9 @@ class Tokenizer:
         data["truncation"] = self._truncation_json()
         data["padding"] = self._padding_json()
         data["added_tokens"] = [t.to_json() for t in self._added]
-        renumbered = _renumbered_by_hf(data.get("model", {}).get("vocab"), self._added)
+        from .formats.hf_json import renumbered_by_hf
+
+        renumbered = renumbered_by_hf(data.get("model", {}).get("vocab"), [(t.content, t.id) for t in self._added])
         if renumbered:
             # HF ignores the id of an added token its model vocabulary lacks and numbers it after the
             # vocabulary (an extended or grown one moves them all): such tokens go in the vocabulary

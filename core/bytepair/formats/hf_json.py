@@ -14,6 +14,7 @@ model and the added tokens.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from ..added_tokens import AddedToken
@@ -27,7 +28,7 @@ from ..pre_tokenizers import pre_tokenizer_from_json
 from ..tokenizer import Tokenizer
 from .rank_table import merges_from_ranks, onig_pattern
 
-__all__ = ["MAX_JSON_BYTES", "rank_table_json", "tokenizer_from_json"]
+__all__ = ["MAX_JSON_BYTES", "rank_table_json", "renumbered_by_hf", "tokenizer_from_json"]
 
 MAX_JSON_BYTES = 1 << 29
 """Larger files are refused (the biggest BPE tokenizer.json files in use are ~20 MB)."""
@@ -126,6 +127,33 @@ def _merges(merges: Any, origin: str) -> list[tuple[str, str]] | list[list[str]]
                 f"{origin}: model.merges[{i}] is {merges[i]!r}; each merge is \"left right\" or [\"left\", \"right\"]"
             )
     return parts
+
+
+def renumbered_by_hf(vocab: Any, added: Iterable[tuple[str, int]]) -> dict[str, int]:
+    """The added tokens (content -> our id) to write into the model vocabulary so that HF
+    ``tokenizers`` loads every added token at our id. HF (0.23) ignores the id a file gives an added
+    token: it keeps the token's vocabulary id if it has one, and numbers the others in their order
+    from the vocabulary's size on. Tokens written into the vocabulary change its size, so this
+    repeats until nothing moves.
+
+    ``added``: each added token's ``(content, id)``, in the file's order.
+
+    >>> renumbered_by_hf({"a": 0, "b": 1}, [("<s>", 2)])
+    {}
+    >>> renumbered_by_hf({"a": 0, "b": 1, "ab": 3}, [("<s>", 2)])   # HF would say 3
+    {'<s>': 2}
+    """
+    if not isinstance(vocab, dict):
+        return {}
+    added = list(added)
+    moved: dict[str, int] = {}
+    while True:
+        known = {**vocab, **moved}
+        outside = [(content, token_id) for content, token_id in added if content not in known]
+        found = {content: token_id for k, (content, token_id) in enumerate(outside) if len(known) + k != token_id}
+        if not found:
+            return moved
+        moved.update(found)
 
 
 def _added_tokens(tokens: Any, model: BPEModel, origin: str) -> list[AddedToken]:

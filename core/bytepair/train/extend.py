@@ -122,6 +122,7 @@ def extend_from_counts(base: Tokenizer, counts: Mapping[str, int], vocab_size: i
                        special_tokens: Sequence[str], min_frequency: int, max_token_length: int | None,
                        reporter: Reporter) -> Tokenizer:
     """``train_from_counts(..., base=base)``: see the module docstring."""
+    from ..formats.hf_json import renumbered_by_hf
     from ..tokenizer import Tokenizer
     from .byte_level import piece_words
 
@@ -148,6 +149,8 @@ def extend_from_counts(base: Tokenizer, counts: Mapping[str, int], vocab_size: i
 
     extra = merge_list(merges, tokens)
     model["merges"] = list(model.get("merges") or []) + ([" ".join(m) for m in extra] if plan.merges_as_text else extra)
+    # The new tokens sit after the added ones: added tokens the vocabulary lacks must join it to keep their ids.
+    vocab.update(renumbered_by_hf(vocab, [(t["content"], t["id"]) for t in data.get("added_tokens") or []]))
     tok = Tokenizer.from_str(json.dumps(data, ensure_ascii=False))
     if new_specials:
         tok.add_special_tokens(new_specials)
