@@ -20,6 +20,8 @@ import re
 import unicodedata
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bytepair.pre_tokenizers import BEHAVIORS, Split
 from bytepair.pretokenize.translate import UntranslatablePatternError, translate
@@ -265,3 +267,24 @@ def test_tokenizer_json_pre_tokenizers_on_the_sample(name: str) -> None:
 @pytest.mark.parametrize("name", HF_NAMES)
 def test_tokenizer_json_pre_tokenizers_on_every_code_point(name: str) -> None:
     _check_contexts(name, ALL_CHARS)
+
+
+# ---------------------------------------------------------------- Oniguruma's walk and escapes
+WALK_PATTERNS = [r"\p{L}*|\s+|\p{N}+", r"a?", r"\s*", r"x*|\p{L}+", r"\R|\N+", r"\h+|\H", r"\N*", r"(?=a)|b+"]
+
+
+@pytest.mark.parametrize("pattern", WALK_PATTERNS)
+@settings(max_examples=150, deadline=None)
+@given(text=st.text(alphabet="ab xA1\r\n\t0F9_-é🫠", max_size=30))
+def test_split_walks_matches_as_oniguruma(pattern: str, text: str) -> None:
+    """Patterns that can match nothing: after an empty match Oniguruma searches again one character
+    on (``re`` may match longer at the same place) and skips an empty match where the last match
+    ended; ``\\N`` is any character but ``\\n``, ``\\h`` a hex digit, ``\\R`` a line break (CRLF whole)."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from bytepair.pre_tokenizers import Split
+
+    for behavior in ("isolated", "removed", "merged_with_next"):
+        ref = tokenizers.pre_tokenizers.Split(tokenizers.Regex(pattern), behavior)
+        ours = Split(pattern, behavior)
+        assert [(s, e) for _, s, e in ours.spans(text)] == [o for _, o in ref.pre_tokenize_str(text)], behavior
+        assert ours.split(text) == [p for p, _ in ref.pre_tokenize_str(text)], behavior

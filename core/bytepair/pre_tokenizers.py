@@ -143,8 +143,13 @@ class Split(PreTokenizer):
         self.behavior = _behavior(behavior)
         self.invert = invert
         self.is_regex = is_regex
+        self._empty_matches = False
+        """Whether the regex was seen to match the empty string: its matches are then walked as
+        Oniguruma walks them (``_regex_spans``), never by the fast paths of ``split``."""
         if is_regex:
             self._pretokenizer: Pretokenizer | None = Pretokenizer(pattern, dialect=dialect)
+            self._empty_matches = any(
+                start == end for sample in ("", "a", "A1", " ", "\n", "aA1 \n-_.") for start, end in self._pretokenizer.spans(sample))
         else:
             if not pattern:
                 raise VocabFormatError("a Split pre-tokenizer needs a non-empty string pattern")
@@ -160,15 +165,36 @@ class Split(PreTokenizer):
         return found
 
     def _regex_spans(self, text: str) -> Iterator[tuple[int, int]]:
-        """The matches as Oniguruma finds them: an empty match cuts the text too (HF keeps it), but
-        not one right where the previous match ended (``re`` reports that one; Oniguruma skips it)."""
+        """The matches as Oniguruma finds them. They are ``re``'s until the first empty match; from
+        there the two walk differently: an empty match cuts the text too (HF keeps it), but not one
+        right where the previous match ended, and after an empty match Oniguruma searches again one
+        character on, where ``re`` may still find a longer match at the same place."""
         assert self._pretokenizer is not None
         previous_end = -1
         for start, end in self._pretokenizer.spans(text):
-            if start == end == previous_end:
-                continue
+            if start == end:
+                yield from self._onig_spans(text, start, previous_end)
+                return
             previous_end = end
             yield start, end
+
+    def _onig_spans(self, text: str, pos: int, previous_end: int) -> Iterator[tuple[int, int]]:
+        """Oniguruma's walk from ``pos``, one search at a time (patterns that match nothing only)."""
+        assert self._pretokenizer is not None
+        search = self._pretokenizer.searcher(text)
+        while pos <= len(text):
+            found = search(pos)
+            if found is None:
+                return
+            start, end = found
+            if start == end:
+                if end != previous_end:
+                    yield start, end
+                    previous_end = end
+                pos = end + 1
+            else:
+                yield start, end
+                previous_end = pos = end
 
     def _cuts(self, text: str) -> list[tuple[int, int]]:
         marked: list[tuple[int, int, bool]] = []
@@ -184,7 +210,7 @@ class Split(PreTokenizer):
 
     def split(self, text: str, *, bmp: bool = False) -> list[str]:
         """The pieces of ``text``; ``bmp``: the caller knows it has no astral character."""
-        if self.behavior == "isolated" and not self.invert and self._pretokenizer is not None:
+        if self.behavior == "isolated" and not self.invert and self._pretokenizer is not None and not self._empty_matches:
             pieces = self._pretokenizer.split_isolated(text, bmp=bmp)
             if pieces is not None:
                 return pieces

@@ -382,6 +382,18 @@ class Pretokenizer:
             target_size = min(size, 2 * target_size)
         yield text[start:]
 
+    def searcher(self, text: str) -> Callable[[int], tuple[int, int] | None]:
+        """``search(pos)``: the span of the first match at or after ``pos`` (None if there is none),
+        for walks that search one match at a time; the stand-ins are swapped in once."""
+        subject = self._matchable(text) or text
+        search = self._regex.search
+
+        def at(pos: int) -> tuple[int, int] | None:
+            match = search(subject, pos)
+            return None if match is None else match.span()
+
+        return at
+
     def spans(self, text: str, pos: int = 0) -> Iterator[tuple[int, int]]:
         """Lazily yield ``(start, end)`` of each piece from ``pos`` on (for offsets and early exit)."""
         swapped = self._matchable(text)

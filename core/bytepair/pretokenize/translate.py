@@ -294,6 +294,12 @@ class _Translator:
         elif nxt in _ANCHORS:
             self.out.append((_ONIG_ANCHORS if self.onig else _ANCHORS)[nxt])
             self.pos += 2
+        elif nxt == "N":  # any character but a newline (Oniguruma; \r is one)
+            self.out.append("[^\\n]")
+            self.pos += 2
+        elif self.onig and nxt in _ONIG_ESCAPES:
+            self.out.append(_ONIG_ESCAPES[nxt])
+            self.pos += 2
         elif nxt and not nxt.isalnum():
             self.literal(nxt)
             self.out.append("\\" + nxt)
@@ -419,6 +425,14 @@ class _Translator:
             self.pos += 2
             return self.literal(nxt)
         raise self.fail(f"escape \\{nxt} in a class")
+
+
+_ONIG_ESCAPES = {
+    "h": "[0-9A-Fa-f]",  # Oniguruma's hex digit (not Perl's horizontal space)
+    "H": "[^0-9A-Fa-f]",
+    "R": "(?>\\r\\n|[\\n\\x0b\\x0c\\r\\x85\\u2028\\u2029])",  # a line break, CRLF whole
+}
+"""Escapes Oniguruma reads its own way (the ``regex`` package, the fallback, would read them otherwise)."""
 
 
 def translate(pattern: str, *, bmp_only: bool = False, dialect: str = "tiktoken") -> Translation:
