@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 import bytepair
+from bytepair.formats.rank_table import onig_pattern
 from bytepair.openai_encodings import ENCODING_SPECS, R50K_PATTERN
 
 GPT2_NAMES = {name for name, spec in ENCODING_SPECS.items() if spec.pattern == R50K_PATTERN}
@@ -25,7 +26,9 @@ def hf_train(texts: Sequence[str], vocab_size: int, pattern: str = "o200k_base",
     if pattern in GPT2_NAMES:
         tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     else:
-        regex = ENCODING_SPECS[pattern].pattern if pattern in ENCODING_SPECS else pattern
+        # An encoding's pattern as Oniguruma must be given it to cut as the encoding does
+        # (tiktoken's \p{N}{1,3}+ is unbounded there): what bytepair writes into the Split.
+        regex = onig_pattern(ENCODING_SPECS[pattern].pattern) if pattern in ENCODING_SPECS else pattern
         tok.pre_tokenizer = pre_tokenizers.Sequence([
             pre_tokenizers.Split(Regex(regex), "isolated"),
             pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),

@@ -187,3 +187,20 @@ def test_gpt2_names_share_the_byte_level_pre_tokenizer() -> None:
     assert resolve_pattern("gpt2").to_json()["type"] == "ByteLevel"
     assert resolve_pattern("r50k_base").to_json() == resolve_pattern("gpt2").to_json()
     assert resolve_pattern("o200k_base").to_json()["type"] == "Sequence"
+
+
+def test_named_patterns_cut_as_their_encoding_and_misspelt_names_are_refused() -> None:
+    """pattern="cl100k_base" cuts numbers three digits at a time as cl100k does (its \\p{N}{1,3}+ is
+    written for Oniguruma, which reads the saved Split), also once HF loads the result; a name that is
+    no encoding's is refused instead of being read as a literal regex; "" too."""
+    tokenizers = pytest.importorskip("tokenizers")
+    cl100k = bytepair.get_encoding("cl100k_base")
+    text = "year 20241231 and 98765432, then  \\n  "
+    assert list(bytepair.count_pieces([text], "cl100k_base").elements()) == sorted(
+        cl100k.engine.split(text), key=list(bytepair.count_pieces([text], "cl100k_base").elements()).index)
+    tok = bytepair.train([text] * 50, 300, pattern="cl100k_base", show_progress=False)
+    assert tok.encode("20241231").tokens == ["202", "412", "31"]
+    assert tokenizers.Tokenizer.from_str(tok.to_str()).encode("20241231").ids == tok.encode("20241231").ids
+    for bad in ("cl100k", "GPT2", "o200k", ""):
+        with pytest.raises(bytepair.TrainingError):
+            bytepair.train(["hello world"], 300, pattern=bad, show_progress=False)

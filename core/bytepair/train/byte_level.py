@@ -73,7 +73,7 @@ def train(
         plan = BaseModel(base, pattern)
         split = plan.split
     else:
-        split = resolve_pattern(pattern or DEFAULT_PATTERN).split
+        split = resolve_pattern(DEFAULT_PATTERN if pattern is None else pattern).split
     reporter.stage("count", None)
     counts = count_with(texts, split, on_text=reporter.update if reporter.active else None)
     return train_from_counts(counts, vocab_size, pattern=pattern, special_tokens=special_tokens,
@@ -106,7 +106,7 @@ def train_from_counts(
             return extend_from_counts(base, counts, vocab_size, pattern=pattern, special_tokens=special_tokens,
                                       min_frequency=min_frequency, max_token_length=max_token_length,
                                       reporter=reporter)
-        spec = resolve_pattern(pattern or DEFAULT_PATTERN)
+        spec = resolve_pattern(DEFAULT_PATTERN if pattern is None else pattern)
         tokens = initial_tokens(special_tokens)
         if vocab_size < len(tokens):
             raise TrainingError(

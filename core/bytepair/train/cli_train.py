@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
 
         split = BaseModel(base, args.pattern).split
     else:
-        split = resolve_pattern(args.pattern or "o200k_base").split
+        split = resolve_pattern("o200k_base" if args.pattern is None else args.pattern).split
     reporter = Reporter()
     reporter.stage("count", None)
     counts = count_with(_lines(args.files), split, on_text=reporter.update if reporter.active else None)

@@ -21,12 +21,14 @@ Counter({'2': 2, 'a': 1, '1': 1, ' ': 1, 'b': 1})
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..errors import BytepairError, InvalidInputError, TrainingError
 from ..openai_encodings import ENCODING_SPECS, R50K_PATTERN
+from ..formats.rank_table import onig_pattern
 from ..pre_tokenizers import GPT2_PATTERN, ByteLevel, PreTokenizer, Sequence, Split
 
 __all__ = ["PiecePattern", "count_pieces", "resolve_pattern"]
@@ -66,6 +68,10 @@ class PiecePattern:
         return f"PiecePattern({self.name or self.regex!r})"
 
 
+_NAME_LIKE = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
+"""What a misspelt encoding name looks like (``cl100k``, ``GPT2``): refused rather than used as a regex."""
+
+
 def resolve_pattern(pattern: str | PiecePattern) -> PiecePattern:
     """An encoding name or a regex string -> :class:`PiecePattern`.
 
@@ -80,7 +86,14 @@ def resolve_pattern(pattern: str | PiecePattern) -> PiecePattern:
     if spec is not None:
         if spec.pattern == R50K_PATTERN:
             return PiecePattern(GPT2_PATTERN, byte_level_regex=True, name=pattern)
-        return PiecePattern(spec.pattern, byte_level_regex=False, name=pattern)
+        # Written for Oniguruma, which reads the tokenizer.json's Split: tiktoken's \p{N}{1,3}+ would
+        # otherwise be a run of any length there, and every number one piece.
+        return PiecePattern(onig_pattern(spec.pattern), byte_level_regex=False, name=pattern)
+    if _NAME_LIKE.fullmatch(pattern):
+        raise TrainingError(
+            f"pattern {pattern!r} is no encoding name ({', '.join(ENCODING_SPECS)}); a regex of letters, digits, "
+            "'_', '-' and '.' alone would only cut at that literal text (write it as (?:...) if that is meant)"
+        )
     return PiecePattern(pattern, byte_level_regex=False)
 
 
