@@ -204,3 +204,25 @@ def test_named_patterns_cut_as_their_encoding_and_misspelt_names_are_refused() -
     for bad in ("cl100k", "GPT2", "o200k", ""):
         with pytest.raises(bytepair.TrainingError):
             bytepair.train(["hello world"], 300, pattern=bad, show_progress=False)
+
+
+@pytest.mark.parametrize(("options", "error", "fragment"), [
+    ({"special_tokens": None}, bytepair.TrainingError, "special_tokens must be a list"),
+    ({"special_tokens": 5}, bytepair.TrainingError, "special_tokens must be a list"),
+    ({"progress": 5}, bytepair.TrainingError, "progress must be a function"),
+    ({"max_token_length": True}, bytepair.TrainingError, "max_token_length must be None or an int"),
+])
+def test_bad_training_options_are_training_errors(options: dict, error: type, fragment: str) -> None:
+    with pytest.raises(error, match=fragment):
+        bytepair.train(["hello world"], 300, show_progress=False, **options)
+    with pytest.raises(bytepair.InvalidInputError, match="iterable of str"):
+        bytepair.train(None, 300, show_progress=False)
+
+
+def test_saving_to_a_folder_or_nowhere_names_the_path(tmp_path: Path) -> None:
+    tok = bytepair.Tokenizer.from_encoding("r50k_base")
+    for target in (tmp_path, "", tmp_path / "missing" / "x.json"):
+        with pytest.raises(OSError) as info:
+            tok.save(target)
+        assert ".tmp" not in str(info.value) and str(info.value.filename) == str(target)
+    assert list(tmp_path.iterdir()) == []

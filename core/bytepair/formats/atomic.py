@@ -20,6 +20,7 @@ any into place, so a failure while writing leaves none of them changed.
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from collections.abc import Mapping
@@ -40,7 +41,10 @@ def write_files(files: Mapping[str | os.PathLike[str], bytes]) -> list[str]:
     staged: list[tuple[str, str]] = []
     try:
         for path, data in files.items():
-            target = os.fspath(path)
+            target = os.fsdecode(path)
+            if not target or target.endswith(os.sep) or os.path.isdir(target):
+                # Caught before a temporary file is made (an empty path would make it in the parent folder).
+                raise IsADirectoryError(errno.EISDIR, "a file path is needed, not a folder" if target else "empty path", target)
             folder = os.path.dirname(os.path.abspath(target))
             try:
                 fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=folder)
@@ -53,7 +57,10 @@ def write_files(files: Mapping[str | os.PathLike[str], bytes]) -> list[str]:
                 os.fsync(f.fileno())
             os.chmod(tmp, _MODE)
         for tmp, target in staged:
-            os.replace(tmp, target)
+            try:
+                os.replace(tmp, target)
+            except OSError as exc:  # name the file asked for, not the temporary one
+                raise OSError(exc.errno, exc.strerror, target) from None
     except BaseException:
         for tmp, _ in staged:
             try:

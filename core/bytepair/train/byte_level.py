@@ -130,10 +130,13 @@ def _check_options(vocab_size: Any, special_tokens: Any, min_frequency: Any, max
         raise TrainingError(f"vocab_size must be a positive int (e.g. 8000), not {vocab_size!r}")
     if not isinstance(min_frequency, int) or isinstance(min_frequency, bool) or min_frequency < 0:
         raise TrainingError(f"min_frequency must be an int >= 0 (0 or 1: merge every pair seen), not {min_frequency!r}")
-    if max_token_length is not None and (not isinstance(max_token_length, int) or max_token_length < 1):
+    if max_token_length is not None and (not isinstance(max_token_length, int) or isinstance(max_token_length, bool)
+                                         or max_token_length < 1):
         raise TrainingError(f"max_token_length must be None or an int >= 1 (characters), not {max_token_length!r}")
     if isinstance(special_tokens, str):
         raise TrainingError(f"special_tokens must be a list of strings, not one string; write [{special_tokens!r}]")
+    if not isinstance(special_tokens, Iterable):
+        raise TrainingError(f"special_tokens must be a list of strings (or left out), not {type(special_tokens).__name__}")
     seen: set[str] = set()
     for token in special_tokens:
         if not isinstance(token, str) or not token:

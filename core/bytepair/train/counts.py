@@ -114,6 +114,8 @@ def count_with(texts: Iterable[str], split: Callable[[str], list[str]], *,
     if isinstance(texts, (str, bytes)):
         raise InvalidInputError("texts must be an iterable of str (lines, documents), not a single "
                                 f"{type(texts).__name__}; wrap it in a list: [text]")
+    if not isinstance(texts, Iterable):
+        raise InvalidInputError(f"texts must be an iterable of str (lines, documents, a file), not {type(texts).__name__}")
     counts: Counter[str] = Counter()
     update = counts.update
     n = 0

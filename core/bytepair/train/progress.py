@@ -40,6 +40,8 @@ class Reporter:
                  on_merge: MergeCallback | None = None) -> None:
         if on_merge is not None and not callable(on_merge):
             raise TrainingError(f"on_merge must be a function (left, right) -> None, not {type(on_merge).__name__}")
+        if callback is not None and not callable(callback):
+            raise TrainingError(f"progress must be a function (stage, done, total) -> None, not {type(callback).__name__}")
         if show is None:
             show = bool(getattr(sys.stderr, "isatty", lambda: False)())
         self._show = show
