@@ -49,8 +49,26 @@ def test_train_errors_exit_nonzero_with_message(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("abc", encoding="utf-8")
     run = _run("train", str(corpus), "--vocab-size", "10", "-o", str(tmp_path / "x.json"))
-    assert run.returncode == 1 and "ask for vocab_size >= 256" in run.stderr
+    assert run.returncode == 2 and "ask for vocab_size >= 256" in run.stderr  # a usage error, as the README says
+    run = _run("train", str(corpus), "--vocab-size", "300", "--pattern", "cl100k", "-o", str(tmp_path / "x.json"))
+    assert run.returncode == 2 and "no encoding name" in run.stderr
+    (tmp_path / "empty.txt").write_text("", encoding="utf-8")
+    run = _run("train", str(tmp_path / "empty.txt"), "--vocab-size", "300", "-o", str(tmp_path / "x.json"))
+    assert run.returncode == 2, run.stderr
     (tmp_path / "latin1.txt").write_bytes(b"caf\xe9\n")
     run = _run("train", str(tmp_path / "latin1.txt"), "--vocab-size", "300", "-o", str(tmp_path / "x.json"))
     assert run.returncode == 1 and "not UTF-8" in run.stderr
     assert not (tmp_path / "x.json").exists()
+
+
+def test_a_malformed_classic_model_is_a_vocab_format_error(tmp_path: Path) -> None:
+    import json
+
+    import bytepair
+    from bytepair.train.classic import load_classic
+
+    for document in ({"type": "bytepair-classic-bpe", "merges": [["a"]]}, {"type": "bytepair-classic-bpe", "merges": [], "alphabet": 5}):
+        path = tmp_path / "model.json"
+        path.write_text(json.dumps(document), encoding="utf-8")
+        with pytest.raises(bytepair.VocabFormatError, match="malformed"):
+            load_classic(path)

@@ -13,7 +13,8 @@ file. Output is written as UTF-8 bytes whatever the console's encoding; ``decode
 tokens' bytes as they are.
 
 Exit codes: 0 success, 1 the input was rejected (disallowed special token, invalid ids or UTF-8,
-unreadable file), 2 bad usage (unknown encoding, model or tokenizer path, bad flags, empty corpus),
+unreadable file), 2 bad usage (unknown encoding, model or tokenizer path, bad flags or training
+options, empty corpus),
 130 interrupted (Ctrl-C). ``diff`` exits 0 when the two tokenizers' ids are interchangeable, 1 when not.
 A closed output pipe (``bytepair encode FILE | head``) ends quietly.
 """
@@ -29,7 +30,8 @@ from typing import Any, BinaryIO
 
 from . import __version__
 from .encoding import Encoding
-from .errors import BytepairError, DisallowedSpecialTokenError, EmptyCorpusError, InvalidInputError, UnknownEncodingError, UnknownModelError
+from .errors import (BytepairError, DisallowedSpecialTokenError, EmptyCorpusError, InvalidInputError, TrainingError,
+                     UnknownEncodingError, UnknownModelError)
 from .registry import encoding_for_model, get_encoding, list_encoding_names
 from .text_stream import read_utf8_chunks
 from .tokenizer import Tokenizer
@@ -456,8 +458,8 @@ def main(argv: Sequence[str] | None = None, *, stdout: BinaryIO | None = None, s
     except BrokenPipeError:
         _silence_stdout()
         return EXIT_OK
-    except (UnknownEncodingError, UnknownModelError, EmptyCorpusError, _UsageError) as exc:
-        _report(str(exc))
+    except (UnknownEncodingError, UnknownModelError, EmptyCorpusError, TrainingError, _UsageError) as exc:
+        _report(str(exc))  # a TrainingError is about the options given (vocab size, pattern, specials) or an empty corpus
         return EXIT_USAGE
     except (OSError, BytepairError, _InputError) as exc:
         _report(_message(exc))

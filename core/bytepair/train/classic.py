@@ -88,7 +88,10 @@ def load_classic(path: str | os.PathLike[str]) -> ClassicBPE:
         raise VocabFormatError(f"cannot read classic BPE model {os.fspath(path)!r}: {exc}") from None
     if not isinstance(data, dict) or data.get("type") != _FORMAT or not isinstance(data.get("merges"), list):
         raise VocabFormatError(f"{os.fspath(path)!r} is not a classic BPE model written by bytepair (ClassicBPE.save)")
-    return ClassicBPE([(a, b) for a, b in data["merges"]], data.get("alphabet", ()))
+    try:
+        return ClassicBPE([(a, b) for a, b in data["merges"]], data.get("alphabet", ()))
+    except (ValueError, TypeError) as exc:
+        raise VocabFormatError(f"{os.fspath(path)!r}: its merges or alphabet are malformed ({exc}); write it with ClassicBPE.save") from None
 
 
 def rewrite(symbols: list[str], pair: tuple[str, str]) -> list[str]:
