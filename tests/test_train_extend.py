@@ -86,3 +86,12 @@ def test_added_tokens_keep_their_ids_in_hf_after_an_extension() -> None:
     assert extended.token_to_id("<|end|>") == hf.token_to_id("<|end|>") == 300
     assert extended.get_vocab(True) == hf.get_vocab(True)
     assert extended.encode("the<|end|> there").ids == hf.encode("the<|end|> there").ids
+
+
+def test_new_special_tokens_count_in_vocab_size_when_extending() -> None:
+    text = corpus_texts()["en"][:20_000]
+    base = bytepair.train([text], 300, pattern="gpt2", show_progress=False)
+    with pytest.raises(bytepair.TrainingError, match="vocab_size >= 303"):
+        bytepair.train([text], 301, base=base, special_tokens=["<a>", "<b>", "<c>"], show_progress=False)
+    extended = bytepair.train([text], 310, base=base, special_tokens=["<a>", "<b>", "<c>"], show_progress=False)
+    assert extended.get_vocab_size(True) == 310

@@ -133,6 +133,9 @@ def extend_from_counts(base: Tokenizer, counts: Mapping[str, int], vocab_size: i
         raise TrainingError(f"the base tokenizer already has {size} tokens; ask for vocab_size > {size} "
                             f"(e.g. {size + 1000}) to add tokens")
     new_specials = [t for t in special_tokens if base.token_to_id(t) is None]
+    if vocab_size < size + len(new_specials):
+        raise TrainingError(f"the base tokenizer has {size} tokens and {len(new_specials)} new special token(s) come on top; "
+                            f"ask for vocab_size >= {size + len(new_specials)} (vocab_size counts the whole vocabulary)")
     words, weights = piece_words(counts, plan.encode)
     reporter.stage("merge", vocab_size - size - len(new_specials))
     merges: list[tuple[int, int, int]] = []
