@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import json
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 from .added_tokens import AddedToken, AddedVocabulary
 from .errors import InvalidInputError, MissingDependencyError, ReservedLiteralError, TemplateError, UnsupportedTokenizerError
+from .offsets import first_token_at
 from .special_scan import trie_pattern
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -381,19 +382,11 @@ def generation_mask(spans: list[tuple[int, int]], offsets: list[tuple[int, int]]
     """
     mask = [0] * len(offsets)
     starts = [start for start, _ in offsets]
-
-    def token_at(char: int) -> int | None:
-        """The first token whose characters hold ``char`` (several do where a character is split)."""
-        index = bisect_right(starts, char) - 1
-        while index > 0 and offsets[index - 1][0] <= char < offsets[index - 1][1]:
-            index -= 1
-        return index if index >= 0 and offsets[index][0] <= char < offsets[index][1] else None
-
     for start, end in spans:
-        first = token_at(start)
+        first = first_token_at(offsets, start, starts)
         if first is None:
             break
-        last = token_at(end - 1)
+        last = first_token_at(offsets, end - 1, starts)
         for index in range(first, last + 1 if last is not None else len(offsets)):
             mask[index] = 1
     return mask

@@ -360,16 +360,11 @@ def _each_source(args: argparse.Namespace, stdin: BinaryIO, one: Callable[[str, 
     for label, source in _sources(args.files, stdin):
         try:
             one(label, source)
-        except DisallowedSpecialTokenError as exc:
-            if label != "-":  # the other rejections name their input already
-                exc = _InputError(f"{label}: {_message(exc)}")
-            if not multi:
-                raise exc from None
-            _report(_message(exc))
-            status = EXIT_INPUT
         except (OSError, BytepairError, _InputError) as exc:
+            if isinstance(exc, DisallowedSpecialTokenError) and label != "-":  # the others name their input already
+                exc = _InputError(f"{label}: {_message(exc)}")
             if not multi or isinstance(exc, (UnknownEncodingError, UnknownModelError)):
-                raise
+                raise exc from None
             _report(_message(exc))
             status = EXIT_INPUT
     return status

@@ -38,7 +38,7 @@ def build(obj: Any, where: str, stage: str, factories: Mapping[str, Callable[[di
     except (UnsupportedTokenizerError, VocabFormatError):
         raise
     except UnsupportedPatternError as exc:
-        if getattr(exc, "missing_package", None):  # the file is fine; this runtime lacks what it needs
+        if exc.missing_package:  # the file is fine; this runtime lacks what it needs
             raise UnsupportedTokenizerError(f"{where}: {exc}") from None
         raise VocabFormatError(f"{where}: {exc}") from None
     except (ValueError, TypeError, KeyError, re.error) as exc:

@@ -19,13 +19,13 @@ from random import Random
 from .bpe_merge import check_dropout, merge_piece, reference_merge
 from .char_merge import Fragments
 from .decode import StreamDecoder, TokenTable
-from .errors import DisallowedSpecialTokenError, InvalidArgumentError, InvalidInputError, InvalidTokenError, VocabFormatError
+from .errors import DisallowedSpecialTokenError, InvalidInputError, InvalidTokenError, VocabFormatError
 from .offsets import piece_token_spans, token_spans
 from .engine import BLOCK_CHARS, Engine
 from .pretokenize import Pretokenizer
 from .rank_model import RankModel
 from .special_scan import SpecialTokenScanner
-from .text_input import SurrogateRepair, repair_surrogates, require_str, str_chunks
+from .text_input import SurrogateRepair, repair_surrogates, require_count, require_str, str_chunks
 from .text_stream import BlockCutter, TokenCounter, read_utf8_chunks
 from .tiktoken_compat import completions, import_numpy
 
@@ -240,10 +240,7 @@ class Encoding:
         >>> enc.is_within_token_limit("hello world", 5), enc.is_within_token_limit("hello world", 1)
         (2, False)
         """
-        if isinstance(limit, bool) or not isinstance(limit, int):
-            raise InvalidInputError(f"limit must be a non-negative int, not {limit!r}")
-        if limit < 0:
-            raise InvalidArgumentError(f"limit must be a non-negative int, not {limit!r}")
+        require_count(limit, "limit")
         if isinstance(text, str):
             pieces = self._ids(text, allowed_special, disallowed_special, first_block=_FIRSTBLOCK_CHARS)
         else:

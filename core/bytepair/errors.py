@@ -91,6 +91,10 @@ class VocabHashMismatchError(VocabFormatError):
 class UnsupportedPatternError(BytepairError, ValueError):
     """A pretokenization pattern cannot be compiled exactly on this interpreter."""
 
+    missing_package: str | None = None
+    """The package the pattern needs and this runtime lacks (``"regex"``), if that is why: the
+    pattern itself is valid then."""
+
 
 class UnsupportedTokenizerError(BytepairError, ValueError):
     """A ``tokenizer.json`` uses a model or component bytepair does not implement (named, with its

@@ -16,7 +16,7 @@ from typing import Any
 from itertools import accumulate, repeat
 from operator import add, sub
 
-__all__ = ["piece_token_spans", "token_spans", "utf16_offsets"]
+__all__ = ["first_token_at", "piece_token_spans", "token_spans", "utf16_offsets"]
 
 # 1 for a byte that starts a character, 0 for a UTF-8 continuation byte (0x80..0xBF).
 _STARTS_CHARACTER = bytes(0 if 0x80 <= b < 0xC0 else 1 for b in range(256))
@@ -67,6 +67,22 @@ def piece_token_spans(piece: str, token_lengths: Sequence[int], base: int) -> li
         spans.append((base + start_char, base + end_char))
         first = end
     return spans
+
+
+def first_token_at(offsets: Sequence[tuple[int, int]], char: int, starts: Sequence[int] | None = None) -> int | None:
+    """The index of the first token whose ``[start, end)`` holds character ``char`` (several do
+    where a character is split into byte tokens), or None; ``offsets`` in text order, ``starts``
+    their starts if the caller keeps them (for many lookups).
+
+    >>> first_token_at([(0, 2), (2, 4), (3, 4), (3, 4)], 3), first_token_at([(0, 2)], 5)
+    (1, None)
+    """
+    if starts is None:
+        starts = [start for start, _ in offsets]
+    index = bisect_right(starts, char) - 1
+    while index > 0 and offsets[index - 1][0] <= char < offsets[index - 1][1]:
+        index -= 1
+    return index if index >= 0 and offsets[index][0] <= char < offsets[index][1] else None
 
 
 def utf16_offsets(text: str, offsets: Sequence[int] | Sequence[tuple[int, int]]) -> list[Any]:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .errors import InvalidInputError
+from .errors import InvalidArgumentError, InvalidInputError
 
-__all__ = ["SurrogateRepair", "repair_surrogates", "require_str", "str_chunks"]
+__all__ = ["SurrogateRepair", "repair_surrogates", "require_count", "require_str", "str_chunks"]
 
 _CHECK_CHARS = 1 << 18
 
@@ -20,6 +20,16 @@ def require_str(text: object, what: str = "text") -> None:
     if not isinstance(text, str):
         hint = " (decode bytes first, e.g. data.decode('utf-8'))" if isinstance(text, (bytes, bytearray)) else ""
         raise InvalidInputError(f"{what} must be a str, not {type(text).__name__}{hint}")
+
+
+def require_count(value: object, what: str) -> None:
+    """Raise unless ``value`` is a non-negative ``int`` (a limit, a length): :class:`InvalidInputError`
+    for another type (a bool included), :class:`InvalidArgumentError` (also a ``ValueError``) for a
+    negative one."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidInputError(f"{what} must be a non-negative int, not {value!r}")
+    if value < 0:
+        raise InvalidArgumentError(f"{what} must be a non-negative int, not {value!r}")
 
 
 def str_chunks(chunks: object) -> Iterable[str]:

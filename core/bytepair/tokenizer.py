@@ -32,7 +32,7 @@ from .decoders import Decoder
 from .errors import InvalidArgumentError, InvalidInputError, InvalidTokenError, UnsupportedTokenizerError, VocabFormatError
 from .normalizers import Normalizer
 from .openai_encodings import CL100K_PATTERN
-from .offsets import token_spans
+from .offsets import first_token_at, token_spans
 from .bpe_merge import check_dropout
 from .engine import Engine
 from .post_processors import Piecewise, PostProcessor
@@ -42,7 +42,7 @@ from .special_scan import SpecialTokenScanner
 from .stream_cuts import cutter_for
 from .text_stream import DEFAULT_BLOCK_CHARS, BlockCutter, TokenCounter, read_utf8_chunks
 from .pre_tokenizers import Sequence as PreSequence
-from .text_input import repair_surrogates, require_str, str_chunks
+from .text_input import repair_surrogates, require_count, require_str, str_chunks
 
 if TYPE_CHECKING:  # pragma: no cover
     from .encoding import Encoding as BytepairEncoding
@@ -125,10 +125,12 @@ class Encoded:
         >>> enc.char_to_token(0), enc.char_to_token(3), enc.token_to_chars(3), enc.char_to_token(9)
         (0, 1, (3, 4), None)
         """
-        for index, (sequence, (start, end)) in enumerate(zip(self.sequence_ids, self.offsets)):
-            if sequence == sequence_index and start <= char_pos < end:
-                return index
-        return None
+        own = [i for i, sequence in enumerate(self.sequence_ids) if sequence == sequence_index]
+        if not own:
+            return None
+        lo, hi = own[0], own[-1] + 1  # a text's tokens are contiguous
+        index = first_token_at(self.offsets[lo:hi], char_pos)
+        return None if index is None else lo + index
 
     def char_to_word(self, char_pos: int, sequence_index: int = 0) -> int | None:
         """The word holding character ``char_pos`` of text ``sequence_index``."""
@@ -182,14 +184,6 @@ class Encoded:
 
 
 _NAMES = ("ids", "tokens", "offsets", "type_ids", "special_tokens_mask", "word_ids", "sequence_ids")
-
-
-def _check_count(value: object, option: str) -> None:
-    """A length-like option: an int (not a bool) that is not negative."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidInputError(f"{option} must be a non-negative int, not {type(value).__name__}")
-    if value < 0:
-        raise InvalidArgumentError(f"{option} must be a non-negative int, not {value}")
 
 
 def _words(sequence: object, name: str) -> list[str]:
@@ -670,7 +664,7 @@ class Tokenizer:
         for option, value in (("pad_id", pad_id), ("pad_type_id", pad_type_id), ("length", length),
                               ("pad_to_multiple_of", pad_to_multiple_of)):
             if value is not None or option in ("pad_id", "pad_type_id"):
-                _check_count(value, option)
+                require_count(value, option)
         if not isinstance(pad_token, str):
             raise InvalidInputError(f"pad_token must be a str, not {type(pad_token).__name__}")
         self._padding = {"direction": direction, "pad_id": pad_id, "pad_type_id": pad_type_id, "pad_token": pad_token,
@@ -688,8 +682,8 @@ class Tokenizer:
             raise InvalidInputError(f"truncation strategy must be longest_first, only_first or only_second, not {strategy!r}")
         if direction not in ("right", "left"):
             raise InvalidInputError(f"truncation direction must be 'right' or 'left', not {direction!r}")
-        _check_count(max_length, "max_length")
-        _check_count(stride, "stride")
+        require_count(max_length, "max_length")
+        require_count(stride, "stride")
         room = max_length - self.num_special_tokens_to_add(False)
         if 0 <= room < stride:  # HF's check (it skips a max_length below the special tokens' number)
             raise InvalidArgumentError(
@@ -885,8 +879,7 @@ class Tokenizer:
     def is_within_token_limit(self, text: str, limit: int) -> int | Literal[False]:
         """The count (without special tokens) if at most ``limit``, else False as soon as it is exceeded."""
         require_str(text)
-        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
-            raise InvalidInputError(f"limit must be a non-negative int, not {limit!r}")
+        require_count(limit, "limit")
         total = 0
         for ids in self._ids(text):
             total += len(ids)
