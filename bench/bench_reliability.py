@@ -305,7 +305,7 @@ def tokenizer_json_section(files: dict[str, Path], env: dict[str, str], repeats:
         "",
         f"Written by {command} ({time.strftime('%Y-%m-%d')}; {machine()}). Medians of {repeats} runs, each in a",
         "fresh process, on the inputs of the section above. bytepair reads the file in blocks cut where",
-        "the pipeline keeps piece boundaries (`core/bytepair/stream_cuts.py`; before, the CLI read a",
+        "the pipeline keeps piece boundaries (`core/bytepair/pipeline/stream_cuts.py`; before, the CLI read a",
         "tokenizer.json's input whole); HF tokenizers 0.23.3 reads it whole and takes",
         "`len(encode(text, add_special_tokens=False).ids)`. Loading Llama 3's tokenizer.json alone peaks at",
         "about 260 MB in bytepair. Peak RSS as above (`ru_maxrss` of the child).",

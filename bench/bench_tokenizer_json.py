@@ -446,7 +446,7 @@ def bench_load(models: Sequence[str], fresh: Fresh, libs: Sequence[str], repeats
 
 def token_byte_lengths(hf_tokenizer: Any) -> Callable[[int], int]:
     """Bytes of input each id stands for, from the vocabulary's byte-level (GPT-2 visible) spelling."""
-    from bytepair.byte_unicode import UNICODE_TO_BYTE
+    from bytepair.text.byte_unicode import UNICODE_TO_BYTE
 
     memo: dict[int, int] = {}
 

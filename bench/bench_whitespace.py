@@ -77,11 +77,11 @@ def time_tiktoken(encode: Callable[[str], list[int]], text: str, repeats: int) -
 
 def table_ms(encodings: Sequence[str], repeats: int) -> dict[str, float]:
     """Milliseconds to build, from nothing, the tables the long-piece encoder derives from a
-    vocabulary for the random inputs' bytes: the cut tables (``piece_cuts.py``) and the rank-by-rank
-    plans (``small_alphabet.py``, for the mix's bytes and for spaces with newlines). Paid once per
+    vocabulary for the random inputs' bytes: the cut tables (``models/bpe/piece_cuts.py``) and the rank-by-rank
+    plans (``models/bpe/small_alphabet.py``, for the mix's bytes and for spaces with newlines). Paid once per
     process, on the first such piece, and kept by the rows above (as tiktoken keeps its own tables)."""
-    from bytepair.piece_cuts import PieceCuts
-    from bytepair.small_alphabet import MANY_SPLITS, SmallAlphabetMerge
+    from bytepair.models.bpe.piece_cuts import PieceCuts
+    from bytepair.models.bpe.small_alphabet import MANY_SPLITS, SmallAlphabetMerge
 
     samples = [
         "".join(random.Random(MIX_SEED).choices(alphabet, k=4096)).encode() for alphabet in (MIX_ALPHABET, " \n")
@@ -153,7 +153,7 @@ def render(rows: list[list[str]], info: dict[str, str], command: str, repeats: i
         "Ids are compared with tiktoken's; where tiktoken panics, bytepair's are decoded back to the input.\n\n"
         + md_table(COLUMNS, rows)
         + "\n\nNot in the rows: the tables the long-piece encoder derives from the vocabulary for a piece's bytes "
-        "(where no token can cross, `core/bytepair/piece_cuts.py`; the rank-by-rank plan, `core/bytepair/small_alphabet.py`), "
+        "(where no token can cross, `core/bytepair/models/bpe/piece_cuts.py`; the rank-by-rank plan, `core/bytepair/models/bpe/small_alphabet.py`), "
         f"built once per process on the first such piece and kept: {once} for the mix's bytes and for spaces with "
         f"newlines together (median of {repeats} builds from nothing).\n"
     )

@@ -34,7 +34,7 @@ import json, lzma, os, statistics, sys, time
 from itertools import chain
 sys.path.insert(0, sys.argv[1])
 import bytepair
-from bytepair.engine import Engine
+from bytepair.pipeline.engine import Engine
 name, path, tiktoken_cache = sys.argv[2], sys.argv[3], sys.argv[4]
 enc = bytepair.get_encoding(name)
 enc.encode_ordinary("warm up")

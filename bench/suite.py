@@ -48,7 +48,7 @@ from typing import Any
 
 import bytepair
 from bytepair.formats import expand_to_tiktoken_text, read_packed_ranks
-from bytepair.openai_encodings import ENCODING_SPECS
+from bytepair.data.openai import ENCODING_SPECS
 from naive_reference import NaiveTokenizer
 from report import replace_section
 from tests.tiktoken_offline import fill_cache, offline_tiktoken

@@ -444,7 +444,7 @@ async function main() {
   withRawPayload.destroy();
   const specs = pyodide.runPython(`
 import json
-from bytepair.openai_encodings import ENCODING_SPECS
+from bytepair.data.openai import ENCODING_SPECS
 from bytepair import __version__, UNICODE_VERSION
 json.dumps({"version": __version__, "unicode": UNICODE_VERSION,
             "encodings": {n: s.ranks_file for n, s in ENCODING_SPECS.items()}})`);

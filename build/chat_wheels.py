@@ -1,6 +1,6 @@
 """The wheels chat templates need in Pyodide: jinja2 and a pure-Python MarkupSafe, sha256-pinned.
 
-Why a script of its own: ``bytepair.chat_template`` renders with jinja2, which imports MarkupSafe.
+Why a script of its own: ``bytepair.llm.chat_template`` renders with jinja2, which imports MarkupSafe.
 jinja2 is a pure wheel on PyPI and is used as published. MarkupSafe publishes platform wheels and an
 sdist; its C speedups are optional (``markupsafe/__init__.py`` falls back to ``_native.py``), but its
 ``setup.py`` has no switch to leave them out: it tries the compiler and falls back only when that

@@ -1,4 +1,4 @@
-"""Generate ``core/bytepair/pretokenize/unicode_tables.py``: character classes pinned to one Unicode version.
+"""Generate ``core/bytepair/pre_tokenizers/pattern/unicode_tables.py``: character classes pinned to one Unicode version.
 
 Why: the tokenizer patterns use ``\\p{L}``, ``\\p{N}``, ``\\s`` ... and the answer must not depend on the
 interpreter that runs them (CPython 3.11 ships Unicode 14.0, Pyodide 314 ships 16.0). tiktoken 0.14's
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import unicodedata2 as ucd
 
-OUT = Path(__file__).resolve().parent.parent / "core" / "bytepair" / "pretokenize" / "unicode_tables.py"
+OUT = Path(__file__).resolve().parent.parent / "core" / "bytepair" / "pre_tokenizers" / "pattern" / "unicode_tables.py"
 
 # General-category buckets the patterns can name. Marks, "other numbers", punctuation and symbols
 # are grouped because no pattern distinguishes Mn/Mc/Me, Nl/No, Pc/Pd/... or Sm/Sc/...

@@ -12,7 +12,7 @@ import pytest
 
 import bytepair
 from bytepair.formats.rank_table import onig_pattern
-from bytepair.openai_encodings import ENCODING_SPECS, R50K_PATTERN
+from bytepair.data.openai import ENCODING_SPECS, R50K_PATTERN
 
 GPT2_NAMES = {name for name, spec in ENCODING_SPECS.items() if spec.pattern == R50K_PATTERN}
 

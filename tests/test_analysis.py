@@ -28,8 +28,8 @@ from bytepair.analysis import (
     unreachable_tokens,
     vocabulary_report,
 )
-from bytepair.analysis.view import derive_merge
-from bytepair.bpe_merge import apply_merges
+from bytepair.pipeline.view import derive_merge
+from bytepair.models.bpe.merge import apply_merges
 from bytepair.cli import main
 
 from .conftest import corpus_texts

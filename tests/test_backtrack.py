@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bytepair
-from bytepair.backtrack import BacktrackEncoder
-from bytepair.bpe_merge import merge_piece, reference_merge
+from bytepair.models.bpe.backtrack import BacktrackEncoder
+from bytepair.models.bpe.merge import merge_piece, reference_merge
 
 ALPHABET = b"abc"
 

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bytepair
-from bytepair.bpe_merge import (
+from bytepair.models.bpe.merge import (
     _PAIR_TABLE_AFTER,
     _first_pair_ranks,
     _merge_long,
@@ -21,9 +21,9 @@ from bytepair.bpe_merge import (
     merge_three,
     reference_merge,
 )
-from bytepair.long_pieces import LONG_PIECE_CHARS
-from bytepair.piece_cache import PieceCache
-from bytepair.rank_model import RankModel
+from bytepair.models.bpe.long_pieces import LONG_PIECE_CHARS
+from bytepair.models.piece_cache import PieceCache
+from bytepair.models.bpe.rank_model import RankModel
 
 ENC = bytepair.get_encoding("o200k_base")
 RANKS = ENC._mergeable_ranks
@@ -118,7 +118,7 @@ def test_cache_is_bounded() -> None:
 def test_cache_is_bounded_by_size_too() -> None:
     """Long pieces with many ids (CJK runs) fill memory long before the entry bound: the cache is
     emptied once its entries' estimated size passes ``max_bytes``, both one by one and by prefetch."""
-    from bytepair.piece_cache import entry_bytes
+    from bytepair.models.piece_cache import entry_bytes
 
     cache = PieceCache(RankModel(RANKS, TOKEN_BYTES), max_bytes=20_000)
     pieces = ["".join(chr(0x4E00 + (i * 7 + j) % 3000) for j in range(30)) for i in range(400)]

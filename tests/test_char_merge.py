@@ -1,4 +1,4 @@
-"""Merging from whole characters (``char_merge.py``) against the plain reference merge: random small
+"""Merging from whole characters (``models/bpe/char_merge.py``) against the plain reference merge: random small
 vocabularies over a few multi-byte characters, with tokens that cut characters apart and ranks in
 any order (where the shortcut must refuse), and the real encodings on the corpus's CJK text."""
 
@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bytepair
-from bytepair.bpe_merge import reference_merge
-from bytepair.byte_unicode import BYTE_TO_UNICODE, bytes_to_visible
-from bytepair.char_merge import CharStarts, PairCharStarts
-from bytepair.pair_merge import MergeTable, reference_pair_merge
+from bytepair.models.bpe.merge import reference_merge
+from bytepair.text.byte_unicode import BYTE_TO_UNICODE, bytes_to_visible
+from bytepair.models.bpe.char_merge import CharStarts, PairCharStarts
+from bytepair.models.bpe.pair_merge import MergeTable, reference_pair_merge
 
 CHARS = "中文é ж"
 CORPUS = Path(__file__).resolve().parent.parent / "bench" / "corpus"
@@ -199,7 +199,7 @@ def test_inner_merge_of_three_bytes_on_real_tokenizers() -> None:
 @pytest.mark.parametrize("name", ["r50k_base", "p50k_base", "cl100k_base", "o200k_base"])
 def test_bundled_rank_files_carry_the_fragment_tables_of_their_tokens(name: str) -> None:
     """The tables a ``.bpr`` header carries are exactly the ones one pass over its tokens gives."""
-    from bytepair.char_merge import fragment_tables
+    from bytepair.models.bpe.char_merge import fragment_tables
     from bytepair.registry import _packed
 
     packed, _ = _packed(bytepair.registry.ENCODING_SPECS[name].ranks_file)
@@ -208,7 +208,7 @@ def test_bundled_rank_files_carry_the_fragment_tables_of_their_tokens(name: str)
 
 def test_a_bundled_encoding_uses_the_precomputed_tables(monkeypatch: pytest.MonkeyPatch, tiktoken_ref) -> None:
     """No pass over the vocabulary when the rank file carries the tables; the ids stay tiktoken's."""
-    import bytepair.char_merge as char_merge
+    import bytepair.models.bpe.char_merge as char_merge
     from bytepair.registry import _build
 
     def no_pass(tokens):  # noqa: ANN001, ANN202

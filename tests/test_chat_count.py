@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import bytepair
 from bytepair import InvalidInputError, UnknownModelError, UnsupportedTokenizerError, count_chat
-from bytepair.chat_count import harmony_ids
+from bytepair.llm.chat_count import harmony_ids
 from bytepair.cli import main
 
 COOKBOOK_MESSAGES = [

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import bytepair
 from bytepair import InvalidInputError, MissingDependencyError, ReservedLiteralError, TemplateError
-from bytepair.chat_template import compile_template
+from bytepair.llm.chat_template import compile_template
 
 from .conftest import corpus_texts
 from .hf_reference import hf_folder

@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 
 import bytepair
 from bytepair import InvalidInputError, Tokenizer
-from bytepair.bpe_merge import merge_dropout, reference_merge_dropout
-from bytepair.byte_unicode import BYTE_TO_UNICODE
-from bytepair.pair_merge import pair_merge, reference_pair_merge_dropout
+from bytepair.models.bpe.merge import merge_dropout, reference_merge_dropout
+from bytepair.text.byte_unicode import BYTE_TO_UNICODE
+from bytepair.models.bpe.pair_merge import pair_merge, reference_pair_merge_dropout
 
 from .conftest import corpus_texts
 from .hf_reference import hf_folder

@@ -13,8 +13,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import bytepair
-from bytepair.bpe_model import BPEModel, _reference_visible, _visible
-from bytepair.byte_unicode import BYTE_TO_UNICODE, bytes_to_visible
+from bytepair.models.bpe.merges_model import BPEModel, _reference_visible, _visible
+from bytepair.text.byte_unicode import BYTE_TO_UNICODE, bytes_to_visible
 from bytepair.pre_tokenizers import ByteLevel, Sequence, Split
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -179,7 +179,7 @@ def test_encode_piece_equals_lookup_then_plain_merge(byte_level_models: list, pi
     """A byte-level model's ``encode_piece`` (one encode shared by the whole lookup and both merge
     paths) against the plain rule: with ``ignore_merges`` the vocabulary's token if the piece is
     one, else the pair-rank merge of its bytes."""
-    from bytepair.pair_merge import reference_pair_merge
+    from bytepair.models.bpe.pair_merge import reference_pair_merge
 
     for bpe in byte_level_models:
         for piece in pieces * 2:  # the second round may take the character path (tables built)

@@ -15,7 +15,7 @@ from bytepair.formats import (
     read_packed_ranks,
     with_raw_payload,
 )
-from bytepair.openai_encodings import ENCODING_SPECS
+from bytepair.data.openai import ENCODING_SPECS
 
 from .conftest import PACKAGE_DATA, gpt2_file
 

@@ -15,10 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bytepair
-import bytepair.long_pieces as long_pieces
-from bytepair.bpe_merge import _merge_long, apply_merges, merge_piece
-from bytepair.long_pieces import LONG_PIECE_CHARS
-from bytepair.pair_check import PairCheck
+import bytepair.models.bpe.long_pieces as long_pieces
+from bytepair.models.bpe.merge import _merge_long, apply_merges, merge_piece
+from bytepair.models.bpe.long_pieces import LONG_PIECE_CHARS
+from bytepair.models.bpe.pair_check import PairCheck
 
 ENCODINGS = ("r50k_base", "cl100k_base", "o200k_base")
 UNITS = ("    \n", " \t", " \r\n", "\n \n", "\t\n", " \u3000", "\u00a0 ", "  \n\n", " ", "\n", "\t", "\r\n")

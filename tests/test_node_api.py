@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import bytepair
-from bytepair.openai_encodings import ENCODING_SPECS
+from bytepair.data.openai import ENCODING_SPECS
 
 from .browser import DIST, ROOT, require_bundle
 from .conftest import corpus_texts

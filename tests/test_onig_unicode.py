@@ -24,8 +24,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bytepair.pre_tokenizers import BEHAVIORS, Split
-from bytepair.pretokenize.translate import UntranslatablePatternError, translate
-from bytepair.pretokenize.unicode_classes import UNICODE_VERSION, bucket_of_ranges, class_ranges
+from bytepair.pre_tokenizers.pattern.translate import UntranslatablePatternError, translate
+from bytepair.pre_tokenizers.pattern.unicode_classes import UNICODE_VERSION, bucket_of_ranges, class_ranges
 
 from .hf_reference import HF_NAMES, hf_folder
 

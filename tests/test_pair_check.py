@@ -1,4 +1,4 @@
-"""The split-table pair check (``pair_check.py``) against the merge it stands for: every pair of
+"""The split-table pair check (``models/bpe/pair_check.py``) against the merge it stands for: every pair of
 small trained vocabularies, pairs met in corpus text and random pairs of the OpenAI vocabularies,
 and whole encodings with and without the two-token search; plus the ``.bpr`` section that carries
 the split tables."""
@@ -16,10 +16,10 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import bytepair
-from bytepair.bpe_merge import apply_merges, merge_piece
+from bytepair.models.bpe.merge import apply_merges, merge_piece
 from bytepair.formats.packed_ranks import pack_ranks, read_packed_ranks, with_raw_payload
-from bytepair.pair_check import PairCheck, merge_splits, reference_stays_apart
-from bytepair.rank_model import RankModel
+from bytepair.models.bpe.pair_check import PairCheck, merge_splits, reference_stays_apart
+from bytepair.models.bpe.rank_model import RankModel
 
 from .conftest import PACKAGE_DATA
 

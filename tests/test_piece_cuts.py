@@ -1,4 +1,4 @@
-"""Places in a long piece no merge can cross (``piece_cuts.py``).
+"""Places in a long piece no merge can cross (``models/bpe/piece_cuts.py``).
 
 Two things must hold: the bit-plane fast path finds exactly the places the plain loops find, and
 every place is sound (merging the sides apart gives the merge rule's ids for the whole piece, and no
@@ -17,8 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bytepair
-from bytepair.bpe_merge import apply_merges
-from bytepair.piece_cuts import MAX_DISTINCT_BYTES, PieceCuts, distinct_bytes
+from bytepair.models.bpe.merge import apply_merges
+from bytepair.models.bpe.piece_cuts import MAX_DISTINCT_BYTES, PieceCuts, distinct_bytes
 
 MIX = " \t\r\n\u3000\u00a0"
 

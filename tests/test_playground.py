@@ -14,7 +14,7 @@ import time
 import pytest
 
 import bytepair
-from bytepair.words import count_words
+from bytepair.text.words import count_words
 
 from .browser import ARTIFACTS, ROOT, SITE, Guard, guarded_context, serve
 from .conftest import corpus_texts
@@ -923,7 +923,7 @@ def test_compare_marks_the_spans_split_differently(app) -> None:
 def visible_merge(left: str, right: str) -> str:
     """A merge as the Train tab lists it: each token's text (whitespace marked), or its ByteLevel form
     when it is part of a character."""
-    from bytepair.byte_unicode import visible_to_bytes
+    from bytepair.text.byte_unicode import visible_to_bytes
 
     def show(token: str) -> str:
         try:

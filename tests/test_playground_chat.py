@@ -12,7 +12,7 @@ import json
 import pytest
 
 import bytepair
-from bytepair.chat_count import harmony_ids
+from bytepair.llm.chat_count import harmony_ids
 
 from .browser import ARTIFACTS, Guard, guarded_context
 from .hf_reference import hf_folder

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bytepair.openai_encodings import CL100K_PATTERN, O200K_PATTERN, R50K_PATTERN
-from bytepair.pretokenize import Pretokenizer
-from bytepair.pretokenize.astral import AstralStandIns
-from bytepair.pretokenize.translate import UntranslatablePatternError, translate
+from bytepair.data.openai import CL100K_PATTERN, O200K_PATTERN, R50K_PATTERN
+from bytepair.pre_tokenizers.pattern import Pretokenizer
+from bytepair.pre_tokenizers.pattern.astral import AstralStandIns
+from bytepair.pre_tokenizers.pattern.translate import UntranslatablePatternError, translate
 
 from .conftest import corpus_texts
 
@@ -131,7 +131,7 @@ def test_block_cuts_keep_pieces_property(text: str, name: str) -> None:
 def test_quick_cut_is_a_cut_of_the_safe_cut_rule(text: str, start: int, width: int) -> None:
     """``blocks`` first looks for a cut with ``str.find`` and table lookups (no regex to compile): every
     cut it gives must be one the ``_safe_cut`` rule gives at that very place, inside the window."""
-    from bytepair.pretokenize.splitter import _cut_position, _quick_cut, _safe_cut
+    from bytepair.pre_tokenizers.pattern.splitter import _cut_position, _quick_cut, _safe_cut
 
     cut = _quick_cut(text, start, start + width)
     if cut is not None:
@@ -140,7 +140,7 @@ def test_quick_cut_is_a_cut_of_the_safe_cut_rule(text: str, start: int, width: i
 
 
 def test_quick_cut_finds_cuts_in_prose() -> None:
-    from bytepair.pretokenize.splitter import _quick_cut
+    from bytepair.pre_tokenizers.pattern.splitter import _quick_cut
 
     for name, text in corpus_texts().items():
         if name not in ("zh", "ja"):  # no spaces; cuts there come from newlines or the regex

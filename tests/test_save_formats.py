@@ -14,7 +14,7 @@ import pytest
 
 import bytepair
 from bytepair import Encoding, Tokenizer, UnsavableError
-from bytepair.byte_unicode import BYTE_TO_UNICODE, BYTES_IN_RANK_ORDER
+from bytepair.text.byte_unicode import BYTE_TO_UNICODE, BYTES_IN_RANK_ORDER
 from bytepair.formats import atomic
 from bytepair.formats.packed_ranks import read_packed_ranks
 

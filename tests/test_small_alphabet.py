@@ -1,4 +1,4 @@
-"""The rank-by-rank merge of long pieces over a few distinct bytes (``small_alphabet.py``).
+"""The rank-by-rank merge of long pieces over a few distinct bytes (``models/bpe/small_alphabet.py``).
 
 It must give the merge rule's ids or decline (None), never other ids: held to ``apply_merges`` on
 generated vocabularies whose ranks break every order they can (a token ranking before its halves),
@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bytepair
-from bytepair.bpe_merge import apply_merges
-from bytepair.small_alphabet import MANY_SPLITS, MAX_DISTINCT_BYTES, SmallAlphabetMerge, closure_by_pairs, closure_by_search
+from bytepair.models.bpe.merge import apply_merges
+from bytepair.models.bpe.small_alphabet import MANY_SPLITS, MAX_DISTINCT_BYTES, SmallAlphabetMerge, closure_by_pairs, closure_by_search
 
 MIX = " \t\r\n\u3000\u00a0"
 

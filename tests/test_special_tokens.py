@@ -6,7 +6,7 @@ import pytest
 
 import bytepair
 from bytepair import DisallowedSpecialTokenError
-from bytepair.special_scan import SpecialTokenScanner, trie_pattern
+from bytepair.added_tokens.scan import SpecialTokenScanner, trie_pattern
 
 CL = bytepair.get_encoding("cl100k_base")
 EOT = "<|endoftext|>"

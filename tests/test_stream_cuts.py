@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import bytepair
 import bytepair.cli
-from bytepair import stream_cuts
+from bytepair.pipeline import stream_cuts
 
 from .conftest import corpus_texts
 from .test_pretokenize import _realistic_texts_without_spaces

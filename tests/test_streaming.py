@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bytepair
-from bytepair.pretokenize import Pretokenizer
-from bytepair.pretokenize.splitter import CUT_WINDOW
-from bytepair.text_stream import DEFAULT_BLOCK_CHARS, BlockCutter, read_utf8_chunks
+from bytepair.pre_tokenizers.pattern import Pretokenizer
+from bytepair.pre_tokenizers.pattern.splitter import CUT_WINDOW
+from bytepair.text.reading import DEFAULT_BLOCK_CHARS, BlockCutter, read_utf8_chunks
 
 from .conftest import ALL_ENCODINGS, corpus_texts
 from .test_pretokenize import _realistic_texts_without_spaces

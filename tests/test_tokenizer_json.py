@@ -390,7 +390,7 @@ def test_cli_tokenizer_special_flags(tmp_path) -> None:
 
 
 def _byte_level_with(normalizer: dict) -> str:
-    from bytepair.byte_unicode import BYTE_TO_UNICODE
+    from bytepair.text.byte_unicode import BYTE_TO_UNICODE
 
     vocab = {c: i for i, c in enumerate(sorted(BYTE_TO_UNICODE.values()))}
     return json.dumps({"version": "1.0", "added_tokens": [], "normalizer": normalizer,
@@ -477,7 +477,7 @@ def test_fields_are_built_on_first_read_and_agree_with_ids() -> None:
 
 @pytest.mark.parametrize("name", HF_NAMES)
 def test_packed_form_loads_to_the_same_tokenizer(name: str) -> None:
-    from bytepair.formats.packed_tokenizer import load_packed_tokenizer, pack_tokenizer_json, unpack_to_json
+    from bytepair.pipeline.packed_tokenizer import load_packed_tokenizer, pack_tokenizer_json, unpack_to_json
 
     text = (hf_folder(name) / "tokenizer.json").read_text(encoding="utf-8")
     packed = pack_tokenizer_json(text)

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bytepair
-from bytepair.train.counts import resolve_pattern
+from bytepair.trainers.counts import resolve_pattern
 
 from .hf_trainer import hf_train, model_of, ours
 

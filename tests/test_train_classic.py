@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bytepair
-from bytepair.train.classic import END_OF_WORD, rewrite
+from bytepair.trainers.classic import END_OF_WORD, rewrite
 
 
 def reference_merges(words: dict[str, int] | list[str], num_merges: int) -> list[tuple[tuple[str, str], int]]:

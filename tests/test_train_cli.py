@@ -65,7 +65,7 @@ def test_a_malformed_classic_model_is_a_vocab_format_error(tmp_path: Path) -> No
     import json
 
     import bytepair
-    from bytepair.train.classic import load_classic
+    from bytepair.trainers.classic import load_classic
 
     for document in ({"type": "bytepair-classic-bpe", "merges": [["a"]]}, {"type": "bytepair-classic-bpe", "merges": [], "alphabet": 5}):
         path = tmp_path / "model.json"

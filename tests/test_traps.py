@@ -8,10 +8,10 @@ import unicodedata
 import pytest
 
 import bytepair
-from bytepair.bpe_merge import merge_piece
-from bytepair.openai_encodings import CL100K_PATTERN, O200K_PATTERN, R50K_PATTERN
-from bytepair.pretokenize import Pretokenizer
-from bytepair.pretokenize.unicode_classes import class_ranges
+from bytepair.models.bpe.merge import merge_piece
+from bytepair.data.openai import CL100K_PATTERN, O200K_PATTERN, R50K_PATTERN
+from bytepair.pre_tokenizers.pattern import Pretokenizer
+from bytepair.pre_tokenizers.pattern.unicode_classes import class_ranges
 
 O200K = bytepair.get_encoding("o200k_base")
 CL100K = bytepair.get_encoding("cl100k_base")

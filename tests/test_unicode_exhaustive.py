@@ -13,8 +13,8 @@ from __future__ import annotations
 import pytest
 
 import bytepair
-from bytepair.pretokenize import Pretokenizer
-from bytepair.pretokenize.unicode_classes import class_ranges
+from bytepair.pre_tokenizers.pattern import Pretokenizer
+from bytepair.pre_tokenizers.pattern.unicode_classes import class_ranges
 
 ALL_CHARS = "".join(chr(cp) for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF)
 CLASSES = {"L": r"\p{L}", "Lu": r"\p{Lu}", "Ll": r"\p{Ll}", "Lt": r"\p{Lt}", "Lm": r"\p{Lm}",

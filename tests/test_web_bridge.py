@@ -6,7 +6,7 @@ import pytest
 
 import bytepair
 from bytepair import web_bridge
-from bytepair.words import count_words
+from bytepair.text.words import count_words
 
 from .conftest import corpus_texts
 

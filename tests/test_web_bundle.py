@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import bytepair
-from bytepair.openai_encodings import ENCODING_SPECS
+from bytepair.data.openai import ENCODING_SPECS
 
 from .browser import TEST_PAGE, Guard, open_page, wait_for_runtime_snapshot
 from .conftest import corpus_texts

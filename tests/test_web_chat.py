@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import bytepair
 from bytepair import web_bridge
-from bytepair.chat_count import harmony_ids
+from bytepair.llm.chat_count import harmony_ids
 
 from .browser import DIST, ROOT, Guard, open_page, require_bundle
 from .hf_reference import hf_folder

@@ -1,4 +1,4 @@
-"""Word counts (``bytepair.words``): the fast count equals the plain rule, and the rule itself."""
+"""Word counts (``bytepair.text.words``): the fast count equals the plain rule, and the rule itself."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from bytepair import web_bridge
 from bytepair.analysis import count_words as analysis_count_words
-from bytepair.words import NO_SPACE_SCRIPTS, count_words, reference_count_words
+from bytepair.text.words import NO_SPACE_SCRIPTS, count_words, reference_count_words
 
 # Characters from every side of the rule: Latin letters and digits, punctuation, whitespace of
 # several kinds (str.split's, including U+001C..U+001F and U+3000), each script written without

@@ -140,7 +140,7 @@ export interface Inspection {
   lengths: Uint32Array;
   bytes: Uint8Array;
   /** text.length, Unicode code points, words (whitespace-separated; in scripts written without spaces,
-   * such as Chinese, Japanese and Thai, one per character: Python's `bytepair.words.count_words`), UTF-8 bytes. */
+   * such as Chinese, Japanese and Thai, one per character: Python's `bytepair.text.words.count_words`), UTF-8 bytes. */
   utf16Length: number;
   codePoints: number;
   words: number;

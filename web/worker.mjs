@@ -24,7 +24,7 @@ const post = (message, transfer = []) => port.postMessage(message, transfer);
 // After the first tokenizer opens, the worker encodes a few parts of a made-up text through a
 // throwaway engine (the bridge's `warm_up`), one part per task, so requests interleave with them:
 // WebAssembly runs in a baseline compilation until code turns out hot, and this moves that cost off
-// the page's first real text (see `warm_up` in web_bridge.py for the measurement). The first part
+// the page's first real text (see `warm_up` in web_bridge/ for the measurement). The first part
 // waits WARM_UP_AFTER_MS, so the request a page sends as soon as it is ready is answered first.
 const WARM_UP_AFTER_MS = 20;
 function warmUp(svc, name) {

@@ -8,9 +8,9 @@
 2
 """
 
-from .chat_count import count_chat
-from .batch import collate
-from .decode import StreamDecoder
+from .llm.chat_count import count_chat
+from .llm.collate import collate
+from .decoders.token_table import StreamDecoder
 from .encoding import Encoding
 from .errors import (
     BytepairError,
@@ -34,12 +34,12 @@ from .errors import (
     VocabHashMismatchError,
 )
 from .formats import load_gpt2_files, load_minbpe, load_tiktoken_bpe, parse_gpt2_files, parse_tiktoken_bpe
-from .offsets import utf16_offsets
-from .pretokenize import UNICODE_VERSION
-from .text_stream import read_utf8_chunks
-from .added_tokens import AddedToken
+from .text.offsets import utf16_offsets
+from .pre_tokenizers.pattern import UNICODE_VERSION
+from .text.reading import read_utf8_chunks
+from .added_tokens.vocabulary import AddedToken
 from .tokenizer import Encoded, Tokenizer
-from .train import ClassicBPE, count_pieces, load_classic, train, train_classic, train_from_counts
+from .trainers import ClassicBPE, count_pieces, load_classic, train, train_classic, train_from_counts
 from .registry import (
     encoding_for_model,
     encoding_name_for_model,

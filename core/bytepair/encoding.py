@@ -16,17 +16,17 @@ from typing import Any, BinaryIO, Literal
 
 from random import Random
 
-from .bpe_merge import check_dropout, merge_piece, reference_merge
-from .char_merge import Fragments
-from .decode import StreamDecoder, TokenTable
+from .models.bpe.merge import check_dropout, merge_piece, reference_merge
+from .models.bpe.char_merge import Fragments
+from .decoders.token_table import StreamDecoder, TokenTable
 from .errors import DisallowedSpecialTokenError, InvalidInputError, InvalidTokenError, VocabFormatError
-from .offsets import piece_token_spans, token_spans
-from .engine import BLOCK_CHARS, Engine
-from .pretokenize import Pretokenizer
-from .rank_model import RankModel
-from .special_scan import SpecialTokenScanner
-from .text_input import SurrogateRepair, repair_surrogates, require_count, require_str, str_chunks
-from .text_stream import BlockCutter, TokenCounter, read_utf8_chunks
+from .text.offsets import piece_token_spans, token_spans
+from .pipeline.engine import BLOCK_CHARS, Engine
+from .pre_tokenizers.pattern import Pretokenizer
+from .models.bpe.rank_model import RankModel
+from .added_tokens.scan import SpecialTokenScanner
+from .text.checks import SurrogateRepair, repair_surrogates, require_count, require_str, str_chunks
+from .text.reading import BlockCutter, TokenCounter, read_utf8_chunks
 from .tiktoken_compat import completions, import_numpy
 
 __all__ = ["Encoding"]
@@ -262,7 +262,7 @@ class Encoding:
         allowed_special: AllowedSpecial = frozenset(),
         disallowed_special: DisallowedSpecial = "all",
     ) -> tuple[list[int], list[tuple[int, int]]]:
-        """Ids plus each token's ``[start, end)`` character span in ``text`` (see ``offsets.py``).
+        """Ids plus each token's ``[start, end)`` character span in ``text`` (see ``text/offsets.py``).
 
         >>> from bytepair import get_encoding
         >>> get_encoding("o200k_base").encode_with_offsets("hi 🫠")
@@ -301,7 +301,7 @@ class Encoding:
     def stream_blocks(self, chunks: Iterable[str], *, first_block: int | None = None) -> Iterator[str]:
         """The text of ``chunks`` regrouped into blocks that encode on their own to exactly the ids
         of the whole text (cut where the pattern must end a piece and no special token's text is
-        near; see ``text_stream.py``). Memory stays bounded by the block size plus the longest
+        near; see ``text/reading.py``). Memory stays bounded by the block size plus the longest
         stretch without such a cut.
 
         >>> from bytepair import get_encoding
@@ -498,14 +498,14 @@ class Encoding:
 
     def manifest(self) -> dict[str, Any]:
         """What this encoding is, as JSON, with hashes of a canonical form of what decides its ids
-        (see ``analysis/manifest.py``; equal to ``Tokenizer.from_encoding(self).manifest()``'s).
+        (see ``pipeline/manifest.py``; equal to ``Tokenizer.from_encoding(self).manifest()``'s).
 
         >>> from bytepair import get_encoding
         >>> m = get_encoding("cl100k_base").manifest()
         >>> m["kind"], m["vocab_size"], m["specials"]["<|endoftext|>"]
         ('encoding', 100261, 100257)
         """
-        from .analysis.manifest import manifest
+        from .pipeline.manifest import manifest
 
         return manifest(self)
 
@@ -680,7 +680,7 @@ class Encoding:
 
     def block_cutter(self, first_block: int | None = None) -> BlockCutter:
         """A cutter that gathers chunks of text into blocks that encode exactly on their own (see
-        ``text_stream.py``): the pattern's cut points, away from any special token's text."""
+        ``text/reading.py``): the pattern's cut points, away from any special token's text."""
         return BlockCutter(self.engine.pre_tokenizer, self._scanner, BLOCK_CHARS, first=first_block)
 
     # ---------------------------------------------------------------- private

@@ -22,8 +22,8 @@ from functools import cache
 from itertools import chain
 
 from .encoding import AllowedSpecial, DisallowedSpecial, Encoding
-from .pretokenize.translate import translate
-from .text_input import require_str
+from .pre_tokenizers.pattern.translate import translate
+from .text.checks import require_str
 
 __all__ = ["IncrementalEncoder", "line_blocks", "safe_prefix_end"]
 

@@ -2,7 +2,7 @@
 
 Why a second module name: code written for tiktoken imports ``tiktoken.model.MODEL_TO_ENCODING``
 and friends; with this module, ``bytepair.model`` answers to the same names. The tables themselves
-live in ``models.py`` (one source of truth); the lookups raise :class:`~bytepair.UnknownModelError`,
+live in ``registry.py`` (one source of truth); the lookups raise :class:`~bytepair.UnknownModelError`,
 a ``KeyError`` as in tiktoken.
 
 >>> from bytepair.model import MODEL_TO_ENCODING, encoding_name_for_model
@@ -12,7 +12,6 @@ a ``KeyError`` as in tiktoken.
 
 from __future__ import annotations
 
-from .models import MODEL_PREFIX_TO_ENCODING, MODEL_TO_ENCODING
-from .registry import encoding_for_model, encoding_name_for_model
+from .registry import MODEL_PREFIX_TO_ENCODING, MODEL_TO_ENCODING, encoding_for_model, encoding_name_for_model
 
 __all__ = ["MODEL_PREFIX_TO_ENCODING", "MODEL_TO_ENCODING", "encoding_for_model", "encoding_name_for_model"]

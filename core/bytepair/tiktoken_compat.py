@@ -21,7 +21,7 @@ That is exactly the candidate set tiktoken 0.14 builds; tests compare the two on
 
 A toy vocabulary where "ab" may grow into "abc" or stay "ab" followed by something else:
 
->>> from bytepair.bpe_merge import merge_piece
+>>> from bytepair.models.bpe.merge import merge_piece
 >>> ranks = {bytes((b,)): b for b in range(256)} | {b"ab": 256, b"abc": 257}
 >>> tokens = {rank: token for token, rank in ranks.items()}
 >>> bpe = lambda data: merge_piece(data, ranks)

@@ -1,10 +1,10 @@
 """``bytepair.Tokenizer``: Hugging Face ``tokenizers``' API over any BPE ``tokenizer.json``.
 
-The pipeline is HF's, one stage per module: added tokens (``added_tokens.py``) -> normalizer
-(``normalizers.py``) -> pre-tokenizer (``pre_tokenizers.py``) -> BPE model (``bpe_model.py``, merging
-by pair rank in ``pair_merge.py``) -> post-processor (``post_processors.py``); and back through the
-decoder (``decoders.py``). Pieces are cached as in the tiktoken face (``piece_cache.py``), and
-texts and ids cross the same input checks (``text_input.py``, ``decode.py``'s rules).
+The pipeline is HF's, one stage per module: added tokens (``added_tokens/vocabulary.py``) -> normalizer
+(``normalizers/``) -> pre-tokenizer (``pre_tokenizers/``) -> BPE model (``models/bpe/merges_model.py``, merging
+by pair rank in ``models/bpe/pair_merge.py``) -> post-processor (``processors/``); and back through the
+decoder (``decoders/``). Pieces are cached as in the tiktoken face (``models/piece_cache.py``), and
+texts and ids cross the same input checks (``text/checks.py``, ``decoders/token_table.py``'s rules).
 
 >>> import json
 >>> spec = {"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2, "<s>": 3}, "merges": ["a b"]},
@@ -26,23 +26,23 @@ from itertools import chain
 from random import Random
 from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 
-from .added_tokens import AddedToken, AddedVocabulary
-from .bpe_model import BPEModel
+from .added_tokens.vocabulary import AddedToken, AddedVocabulary
+from .models.bpe.merges_model import BPEModel
 from .decoders import Decoder
 from .errors import InvalidArgumentError, InvalidInputError, InvalidTokenError, UnsupportedTokenizerError, VocabFormatError
 from .normalizers import Normalizer
-from .openai_encodings import CL100K_PATTERN
-from .offsets import first_token_at, token_spans
-from .bpe_merge import check_dropout
-from .engine import Engine
-from .post_processors import Piecewise, PostProcessor
+from .data.openai import CL100K_PATTERN
+from .text.offsets import first_token_at, token_spans
+from .models.bpe.merge import check_dropout
+from .pipeline.engine import Engine
+from .processors import Piecewise, PostProcessor
 from .pre_tokenizers import Metaspace, PreTokenizer
-from .pretokenize import Pretokenizer
-from .special_scan import SpecialTokenScanner
-from .stream_cuts import cutter_for
-from .text_stream import DEFAULT_BLOCK_CHARS, BlockCutter, TokenCounter, read_utf8_chunks
+from .pre_tokenizers.pattern import Pretokenizer
+from .added_tokens.scan import SpecialTokenScanner
+from .pipeline.stream_cuts import cutter_for
+from .text.reading import DEFAULT_BLOCK_CHARS, BlockCutter, TokenCounter, read_utf8_chunks
 from .pre_tokenizers import Sequence as PreSequence
-from .text_input import repair_surrogates, require_count, require_str, str_chunks
+from .text.checks import repair_surrogates, require_count, require_str, str_chunks
 
 if TYPE_CHECKING:  # pragma: no cover
     from .encoding import Encoding as BytepairEncoding
@@ -283,7 +283,7 @@ class Tokenizer:
     @classmethod
     def from_str(cls, json_text: str) -> Tokenizer:
         """Build from the text of a ``tokenizer.json``."""
-        from .formats.hf_json import tokenizer_from_json
+        from .pipeline.tokenizer_json import tokenizer_from_json
 
         return tokenizer_from_json(json_text)
 
@@ -332,8 +332,8 @@ class Tokenizer:
     @classmethod
     def from_buffer(cls, data: bytes, *, origin: str = "tokenizer.json") -> Tokenizer:
         """Build from the bytes of a ``tokenizer.json``, or of its packed form (``to_packed``)."""
-        from .formats.hf_json import tokenizer_from_json
-        from .formats.packed_tokenizer import MAGIC, load_packed_tokenizer
+        from .pipeline.tokenizer_json import tokenizer_from_json
+        from .pipeline.packed_tokenizer import MAGIC, load_packed_tokenizer
 
         if bytes(data[: len(MAGIC)]) == MAGIC:
             tok: Tokenizer = load_packed_tokenizer(bytes(data), origin=origin)
@@ -345,9 +345,9 @@ class Tokenizer:
         return tokenizer_from_json(text, origin=origin)
 
     def to_packed(self) -> bytes:
-        """The compact form of this tokenizer (``formats/packed_tokenizer.py``): a third of the JSON's
+        """The compact form of this tokenizer (``pipeline/packed_tokenizer.py``): a third of the JSON's
         size or less, loaded two to three times faster; ``from_buffer``/``from_file`` read it."""
-        from .formats.packed_tokenizer import pack_tokenizer_json
+        from .pipeline.packed_tokenizer import pack_tokenizer_json
 
         return pack_tokenizer_json(self.to_str())
 
@@ -392,7 +392,7 @@ class Tokenizer:
         return dict(self._chat_tokens or {})
 
     def _load_chat_settings(self, folder: str, config_path: str) -> None:
-        from .chat_template import template_settings
+        from .llm.chat_template import template_settings
 
         jinja_path = os.path.join(folder, "chat_template.jinja")
         jinja_text = None
@@ -424,8 +424,8 @@ class Tokenizer:
         tokens, as transformers keeps them); ``padding``, ``return_tensors`` and
         ``tokenizer_kwargs`` are refused. The default answer is a list of ids, as in transformers 4
         (transformers 5 returns its dict form unless told ``return_dict=False``). See docs/CHAT.md
-        and ``chat_template.py``."""
-        from .chat_template import apply_chat_template
+        and ``llm/chat_template.py``."""
+        from .llm.chat_template import apply_chat_template
 
         return apply_chat_template(
             self, messages, add_generation_prompt=add_generation_prompt, tokenize=tokenize, return_dict=return_dict,
@@ -436,13 +436,13 @@ class Tokenizer:
     def to_str(self, pretty: bool = False) -> str:
         """The ``tokenizer.json`` text: the loaded file with the current added tokens, padding and
         truncation; for a tokenizer made by :meth:`from_encoding`, a file HF ``tokenizers`` encodes
-        the same way (``formats/hf_json.py``'s ``rank_table_json``)."""
+        the same way (``pipeline/tokenizer_json.py``'s ``rank_table_json``)."""
         data = dict(self._source) if self._source else self._rank_table_json()
         data.setdefault("version", "1.0")
         data["truncation"] = self._truncation_json()
         data["padding"] = self._padding_json()
         data["added_tokens"] = [t.to_json() for t in self._added]
-        from .formats.hf_json import renumbered_by_hf
+        from .pipeline.tokenizer_json import renumbered_by_hf
 
         renumbered = renumbered_by_hf(data.get("model", {}).get("vocab"), [(t.content, t.id) for t in self._added])
         if renumbered:
@@ -453,7 +453,7 @@ class Tokenizer:
         return json.dumps(data, ensure_ascii=False, indent=2 if pretty else None)
 
     def _rank_table_json(self) -> dict[str, Any]:
-        from .formats.hf_json import rank_table_json
+        from .pipeline.tokenizer_json import rank_table_json
 
         ranks, pattern = getattr(self.model, "ranks", None), getattr(self.pre_tokenizer, "pattern", None)
         if ranks is None or pattern is None:  # pragma: no cover - every Tokenizer has a source or ranks
@@ -473,7 +473,7 @@ class Tokenizer:
         """The model as GPT-2 / HF ``vocab.json`` + ``merges.txt`` in ``folder`` (``{prefix}-vocab.json``
         ... with a prefix), as HF's ``tokenizer.model.save``; returns the two paths. Only the model:
         the pre-tokenizer, added tokens and the rest stay in ``tokenizer.json``."""
-        from .byte_unicode import bytes_to_visible
+        from .text.byte_unicode import bytes_to_visible
         from .formats.atomic import write_files
         from .formats.gpt2_files import dump_bpe_files
         from .formats.rank_table import merges_from_ranks
@@ -495,7 +495,7 @@ class Tokenizer:
         ``vocab.bpe`` too), as HF's ``BPE.from_file`` with a ByteLevel pre-tokenizer and decoder: GPT-2's
         split, or ``pattern`` (an Oniguruma regex, as in tokenizer.json) when given."""
         from .formats.gpt2_files import parse_bpe_files
-        from .formats.hf_json import tokenizer_from_json
+        from .pipeline.tokenizer_json import tokenizer_from_json
 
         contents = []
         for path in (vocab_json, merges_txt):
@@ -580,13 +580,13 @@ class Tokenizer:
 
     def manifest(self) -> dict[str, Any]:
         """What this tokenizer is, as JSON, with hashes of a canonical form of what decides its ids
-        (see ``analysis/manifest.py``): the same for a re-saved or pretty-printed file.
+        (see ``pipeline/manifest.py``): the same for a re-saved or pretty-printed file.
 
         >>> m = Tokenizer.from_encoding("cl100k_base").manifest()
         >>> m["kind"], m["sha256"] == __import__("bytepair").get_encoding("cl100k_base").manifest()["sha256"]
         ('tokenizer.json', True)
         """
-        from .analysis.manifest import manifest
+        from .pipeline.manifest import manifest
 
         return manifest(self)
 
@@ -890,7 +890,7 @@ class Tokenizer:
     # ---------------------------------------------------------------- text in chunks
     def block_cutter(self, block_chars: int = DEFAULT_BLOCK_CHARS) -> BlockCutter:
         """A cutter that gathers chunks of text into blocks that encode exactly on their own: cut where
-        this pipeline keeps piece boundaries (``stream_cuts.py``: Llama 3, Qwen, DeepSeek V3, GPT-2 and
+        this pipeline keeps piece boundaries (``pipeline/stream_cuts.py``: Llama 3, Qwen, DeepSeek V3, GPT-2 and
         the OpenAI patterns), clear of any added token's text. Any other pipeline is not cut: the
         whole text is one block, held until the end."""
         cuts = cutter_for(self.normalizer, self.pre_tokenizer, list(self._added))
@@ -934,7 +934,7 @@ class Tokenizer:
 
     def token_counter(self, *, errors: str = "strict") -> TokenCounter:
         """A counter handed text or UTF-8 bytes piece by piece (``feed``, ``feed_bytes``, then
-        ``finish()``); see :class:`bytepair.text_stream.TokenCounter`."""
+        ``finish()``); see :class:`bytepair.text.reading.TokenCounter`."""
         return TokenCounter(self.block_cutter(), self.count, errors=errors)
 
     def _ids(self, text: str) -> Iterator[tuple[int, ...]]:

@@ -1,11 +1,11 @@
 """Tokenizer analysis: manifests and hashes, comparisons, fertility on a corpus, vocabulary reports.
 
 Why a package of its own: these questions are about tokenizers, not about encoding text, and use
-only the faces' public API (``Encoding``, ``Tokenizer``) through one read-only view (``view.py``).
+only the faces' public API (``Encoding``, ``Tokenizer``) through one read-only view (``pipeline/view.py``).
 Every result is a JSON-serialisable dict (the command line prints it as JSON or Markdown; the
 playground can draw it).
 
-* ``manifest.py`` - what a tokenizer is, with hashes over a canonical form of what decides its ids;
+* ``pipeline/manifest.py`` - what a tokenizer is, with hashes over a canonical form of what decides its ids;
 * ``compare.py`` - whether two tokenizers' ids are interchangeable, and where they differ;
 * ``fertility.py`` - tokens per word, characters and bytes per token, per language;
 * ``vocabulary.py`` - token lengths, script mix, unreachable, unused and junk tokens, numbers;
@@ -18,9 +18,9 @@ False
 
 from .compare import compare_tokenizers, format_comparison
 from .fertility import count_words, fertility, read_corpus, text_stats
-from .manifest import canonical_text, manifest
+from ..pipeline.manifest import canonical_text, manifest
 from .report import analyze, to_markdown, tokenizer_summary
-from .view import TokenizerView, load
+from ..pipeline.view import TokenizerView, load
 from .vocabulary import junk_kind, script_class, split_alone, unreachable_tokens, unused_tokens, vocabulary_report
 
 __all__ = [

@@ -2,7 +2,7 @@
 
 Why: swapping one tokenizer file for another (a re-export, a converted ``tokenizer.json``, a new
 release of a model) is safe only if every text gets the same ids. Equal canonical hashes
-(``manifest.py``) prove it. Otherwise each part that decides ids is compared on its own: vocabulary
+(``pipeline/manifest.py``) prove it. Otherwise each part that decides ids is compared on its own: vocabulary
 (ids that moved, tokens only on one side), merges (reordered, added, removed), merge rule, pattern
 and pre-tokenizer, normalizer, post-processor, special tokens.
 
@@ -26,10 +26,10 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
-from ..openai_encodings import R50K_PATTERN
+from ..data.openai import R50K_PATTERN
 from ..pre_tokenizers import GPT2_PATTERN
-from .manifest import manifest, pattern_of
-from .view import Face, TokenizerView
+from ..pipeline.manifest import manifest, pattern_of
+from ..pipeline.view import Face, TokenizerView
 
 __all__ = ["compare_tokenizers", "format_comparison"]
 

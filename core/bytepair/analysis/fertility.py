@@ -4,7 +4,7 @@ Why: the same text costs a different number of tokens in each tokenizer and each
 ratios are the usual way to compare tokenizers on a corpus (lower tokens per word, more characters
 per token: cheaper, longer context).
 
-Words are counted by :func:`bytepair.words.count_words` (re-exported here): whitespace-separated
+Words are counted by :func:`bytepair.text.words.count_words` (re-exported here): whitespace-separated
 chunks, and in scripts written without spaces (Chinese, Japanese, Thai ...) each character.
 
 >>> count_words("Hello, world! 日本語です。ok")
@@ -21,8 +21,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..errors import EmptyCorpusError, InputDecodeError
-from ..words import NO_SPACE_SCRIPTS, count_words
-from .view import Face, TokenizerView
+from ..text.words import NO_SPACE_SCRIPTS, count_words
+from ..pipeline.view import Face, TokenizerView
 
 __all__ = ["NO_SPACE_SCRIPTS", "count_words", "fertility", "read_corpus", "text_stats"]
 

@@ -18,8 +18,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .fertility import fertility
-from .manifest import manifest
-from .view import Face, TokenizerView
+from ..pipeline.manifest import manifest
+from ..pipeline.view import Face, TokenizerView
 from .vocabulary import vocabulary_report
 
 __all__ = ["analyze", "to_markdown", "tokenizer_summary"]

@@ -46,7 +46,7 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Any
 
-from .view import Face, TokenizerView
+from ..pipeline.view import Face, TokenizerView
 
 __all__ = ["junk_kind", "script_class", "split_alone", "unreachable_tokens", "unused_tokens", "vocabulary_report"]
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import os
 
-from ..byte_unicode import BYTES_IN_RANK_ORDER, visible_to_bytes
+from ..text.byte_unicode import BYTES_IN_RANK_ORDER, visible_to_bytes
 from ..errors import UnsavableError, VocabFormatError
 from .tiktoken_file import check_sha256
 

@@ -19,7 +19,7 @@ ranks came from; ``expand_to_tiktoken_text`` rebuilds that file byte for byte, s
 checked (tests do). ``char_fragments`` (absent in older files) holds ``char_merge``'s fragment tables,
 so that a process does not pass over the whole vocabulary to build them. ``merge_splits`` (absent
 in older files, and where the merges do not rebuild every token) describes the split table of
-``pair_check.py``, one byte per rank, stored before the payload: it takes a merge per token to work
+``models/bpe/pair_check.py``, one byte per rank, stored before the payload: it takes a merge per token to work
 out (~1 s for cl100k), so it is written once, here.
 
 ``payload_coding`` is ``"zlib"`` where it is absent (the files in the package). The browser bundle
@@ -36,9 +36,9 @@ import zlib
 from dataclasses import dataclass
 from typing import Any
 
-from ..char_merge import Fragments, fragment_tables, pack_fragments, unpack_fragments
+from ..models.bpe.char_merge import Fragments, fragment_tables, pack_fragments, unpack_fragments
 from ..errors import VocabFormatError, VocabHashMismatchError
-from ..pair_check import merge_splits
+from ..models.bpe.pair_check import merge_splits
 
 __all__ = ["PackedRanks", "expand_to_tiktoken_text", "pack_ranks", "read_packed_ranks", "with_raw_payload"]
 

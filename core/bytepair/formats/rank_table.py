@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from ..byte_unicode import visible_to_bytes
+from ..text.byte_unicode import visible_to_bytes
 from ..errors import UnsavableError
 
 __all__ = ["check_reads_alike", "merge_below", "merges_from_ranks", "minbpe_merges", "onig_pattern", "ranks_from_merges"]
@@ -145,7 +145,7 @@ _POSSESSIVE_INTERVAL = re.compile(r"\{\d+(?:,\d*)?\}\+")
 def onig_pattern(pattern: str) -> str:
     """A tiktoken pattern written so that Oniguruma (HF's engine) reads it the same way.
 
-    Two readings differ (see ``pretokenize/translate.py``): ``$`` is the end of the text for tiktoken
+    Two readings differ (see ``pre_tokenizers/pattern/translate.py``): ``$`` is the end of the text for tiktoken
     and the end of a line for Oniguruma, so it becomes ``\\z``; ``{n,m}+`` is possessive for tiktoken
     and a repetition for Oniguruma, so where it ends a top-level alternative (where possessive and
     greedy match alike) the ``+`` is dropped. Anything else of that kind raises.
@@ -199,7 +199,7 @@ _ONIG_ONLY = re.compile(r"\{\d+(?:,\d*)?\}\+|\{\d+\}\?|\\Z")
 def check_reads_alike(pattern: str) -> str:
     """``pattern`` (an Oniguruma pattern from a ``tokenizer.json``) if tiktoken's engine reads it the
     same way, else :class:`UnsavableError` naming the construct (``{n,m}+``, ``{n}?``, ``\\Z``,
-    ``^``, ``$`` read differently; see ``pretokenize/translate.py``)."""
+    ``^``, ``$`` read differently; see ``pre_tokenizers/pattern/translate.py``)."""
     outside = re.sub(r"\\.|\[(?:\\.|[^\]\\])*\]", lambda m: m.group() if m.group() == "\\Z" else "_", pattern)
     found = _ONIG_ONLY.search(outside) or re.search(r"[$^]", outside)
     if found:

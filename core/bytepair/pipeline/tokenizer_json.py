@@ -1,0 +1,251 @@
+"""Hugging Face ``tokenizer.json`` -> :class:`bytepair.Tokenizer`, with errors that name the JSON path.
+
+Why a strict reader: a truncated download, a file for another model kind (WordPiece, Unigram) or a
+hand-edited vocabulary must fail at load with the place at fault and what to do, never load into a
+tokenizer that silently gives other ids. Each stage is built by its own factory
+(``normalizer_from_json``, ``pre_tokenizer_from_json``, ...); this module reads the envelope, the
+model and the added tokens.
+
+>>> tok = tokenizer_from_json('{"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": [["a", "b"]]}}')
+>>> tok.encode("abba").ids
+[2, 1, 0]
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from ..added_tokens.vocabulary import AddedToken
+from ..models.bpe.merges_model import BPEModel
+from ..text.byte_unicode import bytes_to_visible
+from ..decoders import decoder_from_json
+from ..errors import InvalidInputError, UnsupportedTokenizerError, VocabFormatError
+from ..normalizers import normalizer_from_json
+from ..processors import post_processor_from_json
+from ..pre_tokenizers import pre_tokenizer_from_json
+from ..tokenizer import Tokenizer
+from ..formats.rank_table import merges_from_ranks, onig_pattern
+
+__all__ = ["MAX_JSON_BYTES", "rank_table_json", "renumbered_by_hf", "tokenizer_from_json"]
+
+MAX_JSON_BYTES = 1 << 29
+"""Larger files are refused (the biggest BPE tokenizer.json files in use are ~20 MB)."""
+
+SUPPORTED_MODELS = ("BPE",)
+
+
+def tokenizer_from_json(text: str | dict[str, Any], *, origin: str = "tokenizer.json", model_parts: Any = None) -> Tokenizer:
+    """Build a :class:`Tokenizer` from a ``tokenizer.json`` text (or its parsed object).
+
+    ``model_parts``: ``(vocab, merges, merge ids)`` given apart from the JSON (a packed tokenizer)."""
+    data = _parse(text, origin) if isinstance(text, str) else text
+    if not isinstance(data, dict):
+        raise VocabFormatError(f"{origin}: the top level must be a JSON object, not {type(data).__name__}")
+    model_json = data.get("model")
+    if not isinstance(model_json, dict):
+        raise VocabFormatError(f"{origin}: \"model\" is missing or not an object; is this a tokenizer.json?")
+    pre_tokenizer = pre_tokenizer_from_json(data.get("pre_tokenizer"))
+    model = _model(model_json, origin, byte_level=bool(pre_tokenizer and pre_tokenizer.byte_level), parts=model_parts)
+    added = _added_tokens(data.get("added_tokens", []), model, origin)
+    tok = Tokenizer(
+        model,
+        normalizer=normalizer_from_json(data.get("normalizer")),
+        pre_tokenizer=pre_tokenizer,
+        post_processor=post_processor_from_json(data.get("post_processor")),
+        decoder=decoder_from_json(data.get("decoder")),
+        added_tokens=added,
+        source=data,
+    )
+    _apply_padding_and_truncation(tok, data, origin)
+    return tok
+
+
+def _parse(text: str, origin: str) -> Any:
+    if len(text) > MAX_JSON_BYTES:
+        raise VocabFormatError(f"{origin}: {len(text) >> 20} MB is larger than any BPE tokenizer.json; is it the right file?")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        hint = " (the file ends early: it is truncated; download it again)" if exc.pos >= len(text.rstrip()) else ""
+        raise VocabFormatError(f"{origin}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}{hint}") from None
+    except RecursionError:
+        raise VocabFormatError(f"{origin}: JSON nested too deeply to be a tokenizer.json") from None
+
+
+def _model(obj: dict[str, Any], origin: str, *, byte_level: bool, parts: Any = None) -> BPEModel:
+    kind = obj.get("type", "BPE" if "merges" in obj else None)
+    if kind not in SUPPORTED_MODELS:
+        raise UnsupportedTokenizerError(
+            f"{origin}: model.type is {kind!r}; bytepair supports {', '.join(SUPPORTED_MODELS)} models "
+            "(WordPiece, Unigram and WordLevel are not supported yet)"
+        )
+    vocab, merge_ids = (parts[0], parts[2]) if parts is not None else (obj.get("vocab"), None)
+    if parts is None and (not isinstance(vocab, dict) or min(map(_id_or_minus_one, vocab.values()), default=0) < 0):
+        raise VocabFormatError(f"{origin}: model.vocab must be an object of token -> non-negative integer id")
+    merges = parts[1] if parts is not None else _merges(obj.get("merges", []), origin)
+    dropout = obj.get("dropout")
+    if dropout is not None and not (isinstance(dropout, (int, float)) and 0.0 <= dropout <= 1.0):
+        raise VocabFormatError(f"{origin}: model.dropout must be null or a number in [0, 1], not {dropout!r}")
+    try:
+        return BPEModel(
+            vocab,
+            merges,
+            unk_token=obj.get("unk_token"),
+            fuse_unk=bool(obj.get("fuse_unk", False)),
+            byte_fallback=bool(obj.get("byte_fallback", False)),
+            continuing_subword_prefix=obj.get("continuing_subword_prefix"),
+            end_of_word_suffix=obj.get("end_of_word_suffix"),
+            ignore_merges=bool(obj.get("ignore_merges", False)),
+            dropout=dropout,
+            byte_level=byte_level,
+            where=f"{origin}: model",
+            merge_ids=merge_ids,
+        )
+    except VocabFormatError:
+        raise
+
+
+def _id_or_minus_one(value: Any) -> int:
+    return value if type(value) is int and value >= 0 else -1
+
+
+def _merges(merges: Any, origin: str) -> list[tuple[str, str]] | list[list[str]]:
+    """The merges as pairs, from ``"left right"`` strings or ``["left", "right"]`` lists (checked in bulk)."""
+    if not isinstance(merges, list):
+        raise VocabFormatError(f"{origin}: model.merges must be a list")
+    if all(type(m) is str for m in merges):
+        parts: list[Any] = [m.split(" ") for m in merges]
+    else:
+        parts = [m if isinstance(m, list) else None for m in merges]
+    if None not in parts and set(map(len, parts)) <= {2}:
+        return parts  # an empty or non-string part then fails the vocabulary lookup with its index
+    for i, p in enumerate(parts):
+        if p is None or len(p) != 2 or not (type(p[0]) is str and type(p[1]) is str and p[0] and p[1]):
+            raise VocabFormatError(
+                f"{origin}: model.merges[{i}] is {merges[i]!r}; each merge is \"left right\" or [\"left\", \"right\"]"
+            )
+    return parts
+
+
+def renumbered_by_hf(vocab: Any, added: Iterable[tuple[str, int]]) -> dict[str, int]:
+    """The added tokens (content -> our id) to write into the model vocabulary so that HF
+    ``tokenizers`` loads every added token at our id. HF (0.23) ignores the id a file gives an added
+    token: it keeps the token's vocabulary id if it has one, and numbers the others in their order
+    from the vocabulary's size on. Tokens written into the vocabulary change its size, so this
+    repeats until nothing moves.
+
+    ``added``: each added token's ``(content, id)``, in the file's order.
+
+    >>> renumbered_by_hf({"a": 0, "b": 1}, [("<s>", 2)])
+    {}
+    >>> renumbered_by_hf({"a": 0, "b": 1, "ab": 3}, [("<s>", 2)])   # HF would say 3
+    {'<s>': 2}
+    """
+    if not isinstance(vocab, dict):
+        return {}
+    added = list(added)
+    moved: dict[str, int] = {}
+    while True:
+        known = {**vocab, **moved}
+        outside = [(content, token_id) for content, token_id in added if content not in known]
+        found = {content: token_id for k, (content, token_id) in enumerate(outside) if len(known) + k != token_id}
+        if not found:
+            return moved
+        moved.update(found)
+
+
+def _added_tokens(tokens: Any, model: BPEModel, origin: str) -> list[AddedToken]:
+    if not isinstance(tokens, list):
+        raise VocabFormatError(f"{origin}: added_tokens must be a list")
+    out: list[AddedToken] = []
+    seen: dict[int, str] = {}
+    numbered: dict[str, int] = {}
+    size = model.get_vocab_size()
+    for i, t in enumerate(tokens):
+        where = f"{origin}: added_tokens[{i}]"
+        if not isinstance(t, dict) or not isinstance(t.get("content"), str) or not t["content"]:
+            raise VocabFormatError(f"{where}: expected an object with a non-empty \"content\"")
+        token_id = t.get("id")
+        if isinstance(token_id, bool) or not isinstance(token_id, int) or token_id < 0:
+            raise VocabFormatError(f"{where}: \"id\" must be a non-negative integer, not {token_id!r}")
+        # HF (0.23) reads no id from here: a token the vocabulary has keeps its vocabulary id, the
+        # others are numbered in their order from the vocabulary's size on (a consistent file says
+        # the same; Tokenizer.to_str writes files that stay so).
+        own_id = model.token_to_id(t["content"])
+        if own_id is not None:
+            token_id = own_id
+        elif t["content"] in numbered:
+            token_id = numbered[t["content"]]
+        else:
+            token_id = numbered[t["content"]] = size + len(numbered)
+        in_vocab = model.id_to_token(token_id)
+        if in_vocab is not None and in_vocab != t["content"]:
+            raise VocabFormatError(
+                f"{where}: {t['content']!r} is numbered {token_id} (model.vocab's size, plus the added tokens before it "
+                f"that it lacks, as HF numbers them), but model.vocab gives {token_id} to {in_vocab!r}; put the added "
+                "token in model.vocab with its id"
+            )
+        if token_id in seen and seen[token_id] != t["content"]:
+            raise VocabFormatError(f"{where}: id {token_id} is already the added token {seen[token_id]!r}")
+        seen[token_id] = t["content"]
+        out.append(
+            AddedToken(
+                t["content"], special=bool(t.get("special", False)), lstrip=bool(t.get("lstrip", False)),
+                rstrip=bool(t.get("rstrip", False)), single_word=bool(t.get("single_word", False)),
+                normalized=t.get("normalized"), id=token_id,
+            )
+        )
+    return out
+
+
+def _apply_padding_and_truncation(tok: Tokenizer, data: dict[str, Any], origin: str) -> None:
+    try:
+        _padding_and_truncation(tok, data)
+    except (InvalidInputError, ValueError) as exc:
+        raise VocabFormatError(f"{origin}: its truncation or padding cannot be used ({exc})") from None
+
+
+def _padding_and_truncation(tok: Tokenizer, data: dict[str, Any]) -> None:
+    trunc = data.get("truncation")
+    if isinstance(trunc, dict):
+        strategy = {"LongestFirst": "longest_first", "OnlyFirst": "only_first", "OnlySecond": "only_second"}.get(
+            trunc.get("strategy", "LongestFirst"), "longest_first")
+        tok.enable_truncation(int(trunc.get("max_length", 512)), int(trunc.get("stride", 0)), strategy,
+                              str(trunc.get("direction", "Right")).lower())
+    pad = data.get("padding")
+    if isinstance(pad, dict):
+        strategy = pad.get("strategy", "BatchLongest")
+        length = strategy.get("Fixed") if isinstance(strategy, dict) else None
+        tok.enable_padding(str(pad.get("direction", "Right")).lower(), int(pad.get("pad_id", 0)), int(pad.get("pad_type_id", 0)),
+                           str(pad.get("pad_token", "[PAD]")), length, pad.get("pad_to_multiple_of"))
+
+
+def rank_table_json(pattern: str, ranks: dict[bytes, int], special_tokens: dict[str, int]) -> dict[str, Any]:
+    """A ``tokenizer.json`` that HF ``tokenizers`` encodes exactly as tiktoken encodes ``pattern`` +
+    ``ranks``: the pattern written for Oniguruma, keeping matches only (``Removed`` + ``invert``:
+    tiktoken drops text no alternative matches); every split of a token listed as a merge, by the
+    token's rank; ``ignore_merges`` for tiktoken's whole-piece rule. The special tokens are in the
+    vocabulary too (HF would otherwise give an added token the next free id, not its own); the
+    caller lists them as added tokens."""
+    merges = [[bytes_to_visible(left), bytes_to_visible(right)] for left, right in merges_from_ranks(ranks)]
+    entries = [(rank, bytes_to_visible(token)) for token, rank in ranks.items()]
+    entries += [(token_id, text) for text, token_id in special_tokens.items()]
+    vocab = {token: token_id for token_id, token in sorted(entries)}
+    return {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": [],
+        "normalizer": None,
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+            {"type": "Split", "pattern": {"Regex": onig_pattern(pattern)}, "behavior": "Removed", "invert": True},
+            {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False},
+        ]},
+        "post_processor": None,
+        "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+        "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
+                  "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": True,
+                  "vocab": vocab, "merges": merges},
+    }
