@@ -27,7 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "core"))
 
-from bytepair.formats import pack_ranks, parse_gpt2_files, parse_tiktoken_bpe  # noqa: E402
+from bytepair.formats import parse_gpt2_files, parse_tiktoken_bpe  # noqa: E402
+from bytepair.models.bpe.rank_model import pack_rank_file  # noqa: E402
 
 DATA = ROOT / "core" / "bytepair" / "data"
 TEST_DATA = ROOT / "tests" / "data"
@@ -97,7 +98,7 @@ def main() -> int:
                 raise SystemExit(f"{name}: sha256 {sha256(text)} != official {expected}; refusing to write")
             official[name] = text
             ranks = parse_tiktoken_bpe(text, origin=name)
-            packed = pack_ranks(ranks, name=name, source_sha256=expected)
+            packed = pack_rank_file(ranks, name=name, source_sha256=expected)
             (DATA / f"{name}.bpr").write_bytes(packed)
             print(f"{name}: {len(ranks)} ranks, official sha256 verified, {len(packed):,} bytes packed")
 

@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 import bytepair
 from bytepair import Encoding, Tokenizer
 from bytepair.analysis import (
-    TokenizerView,
     analyze,
     count_words,
     fertility,
@@ -26,6 +25,7 @@ from bytepair.analysis import (
     text_stats,
     to_markdown,
     unreachable_tokens,
+    view_of,
     vocabulary_report,
 )
 from bytepair.pipeline.view import derive_merge
@@ -137,7 +137,7 @@ def test_openai_encodings_have_no_merge_unreachable_token(tiktoken_ref):
     educational = pytest.importorskip("tiktoken._educational")
     for name in ("cl100k_base", "o200k_base"):
         assert unreachable_tokens(name) == []
-        view = TokenizerView.of(name)
+        view = view_of(name)
         assert all(len(m) == 2 for m in view.merges)
         ref = tiktoken_ref(name)
         ranks = view.face.engine.model.ranks

@@ -199,11 +199,11 @@ def test_inner_merge_of_three_bytes_on_real_tokenizers() -> None:
 @pytest.mark.parametrize("name", ["r50k_base", "p50k_base", "cl100k_base", "o200k_base"])
 def test_bundled_rank_files_carry_the_fragment_tables_of_their_tokens(name: str) -> None:
     """The tables a ``.bpr`` header carries are exactly the ones one pass over its tokens gives."""
-    from bytepair.models.bpe.char_merge import fragment_tables
+    from bytepair.models.bpe.char_merge import fragment_tables, unpack_fragments
     from bytepair.registry import _packed
 
     packed, _ = _packed(bytepair.registry.ENCODING_SPECS[name].ranks_file)
-    assert packed.char_fragments() == fragment_tables(packed.tokens)
+    assert unpack_fragments(packed.char_fragments) == fragment_tables(packed.tokens)
 
 
 def test_a_bundled_encoding_uses_the_precomputed_tables(monkeypatch: pytest.MonkeyPatch, tiktoken_ref) -> None:

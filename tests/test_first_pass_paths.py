@@ -147,8 +147,8 @@ def test_deepseek_pieces_on_corpus_equal_stepwise_reference() -> None:
 
 @pytest.mark.parametrize("model", ["llama3", "qwen2_5", "deepseek_v3", "llama2", "gemma3"])
 def test_encode_chunks_equal_the_id_stream(model: str) -> None:
-    """``encode`` reads ids through ``_id_chunks`` (chained in C); ``count`` and early exits read
-    ``_ids`` (a generator). Same tuples, with added tokens, normalizers and Metaspace's first flag."""
+    """``encode`` reads ids through the pipeline's ``id_chunks`` (chained in C); ``count`` and early exits read
+    ``ids`` (a generator). Same tuples, with added tokens, normalizers and Metaspace's first flag."""
     path = HF / model / "tokenizer.json"
     if not path.is_file():
         pytest.skip(f"no {path} (make hf-data)")
@@ -157,8 +157,8 @@ def test_encode_chunks_equal_the_id_stream(model: str) -> None:
     assert marks
     base = lzma.open(CORPUS / "zh.txt.xz", "rt", encoding="utf-8").read()[:5_000]
     for text in [base, " lead space", "中文 mixed 123 😀", "".join(f"{m} part {i} " for i, m in enumerate(marks)) + base[:300], ""]:
-        assert list(tok._id_chunks(text)) == list(tok._ids(text))
-        assert tok.encode(text, add_special_tokens=False).ids == [i for ids in tok._ids(text) for i in ids]
+        assert list(tok.pipeline.id_chunks(text)) == list(tok.pipeline.ids(text))
+        assert tok.encode(text, add_special_tokens=False).ids == [i for ids in tok.pipeline.ids(text) for i in ids]
 
 
 @pytest.fixture(scope="module")

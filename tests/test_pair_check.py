@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 import bytepair
 from bytepair.models.bpe.merge import apply_merges, merge_piece
-from bytepair.formats.packed_ranks import pack_ranks, read_packed_ranks, with_raw_payload
+from bytepair.formats.packed_ranks import read_packed_ranks, with_raw_payload
+from bytepair.models.bpe.rank_model import pack_rank_file
 from bytepair.models.bpe.pair_check import PairCheck, merge_splits, reference_stays_apart
 from bytepair.models.bpe.rank_model import RankModel
 
@@ -176,7 +177,7 @@ def test_bundled_files_carry_the_split_tables_their_ranks_give() -> None:
 
 def test_split_section_round_trips_and_is_checked() -> None:
     ranks = {bytes([b]): b for b in range(256)} | {b"ab": 256, b"abc": 257}
-    packed = pack_ranks(ranks, name="tiny")
+    packed = pack_rank_file(ranks, name="tiny")
     splits = read_packed_ranks(packed).splits
     assert splits is not None and splits[256:] == bytes([1, 2])
     raw = with_raw_payload(packed)

@@ -54,7 +54,7 @@ def _blocks(tok: bytepair.Tokenizer, chunks: list[str], block_chars: int) -> lis
 @pytest.mark.parametrize("model", CUT + ("cl100k_base", "o200k_base", "r50k_base"))
 def test_cut_pipelines_give_the_whole_texts_ids_on_the_corpus(model: str) -> None:
     tok = tokenizer(model)
-    assert stream_cuts.cutter_for(tok.normalizer, tok.pre_tokenizer, list(tok._added)) is not None
+    assert stream_cuts.cutter_for(tok.normalizer, tok.pre_tokenizer, list(tok.pipeline.added)) is not None
     text = "".join(corpus_texts().values()) + "".join(_realistic_texts_without_spaces().values())
     chunks = _chunked(text, list(range(0, len(text), 7919)))
     blocks = _blocks(tok, chunks, 2000)
@@ -70,7 +70,7 @@ def test_other_pipelines_are_one_block(model: str) -> None:
     """Gemma 3 (Replace " " by "▁", then a string split) and Llama 2 (Prepend "▁") are not known to
     keep cut points: their text is one block, so counts still equal."""
     tok = tokenizer(model)
-    assert stream_cuts.cutter_for(tok.normalizer, tok.pre_tokenizer, list(tok._added)) is None
+    assert stream_cuts.cutter_for(tok.normalizer, tok.pre_tokenizer, list(tok.pipeline.added)) is None
     text = corpus_texts()["en"][:20_000]
     chunks = _chunked(text, list(range(0, len(text), 997)))
     assert _blocks(tok, chunks, 100) == [text]

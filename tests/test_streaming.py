@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 import bytepair
 from bytepair.pre_tokenizers.pattern import Pretokenizer
 from bytepair.pre_tokenizers.pattern.splitter import CUT_WINDOW
-from bytepair.text.reading import DEFAULT_BLOCK_CHARS, BlockCutter, read_utf8_chunks
+from bytepair.pipeline.blocks import DEFAULT_BLOCK_CHARS, BlockCutter
+from bytepair.text.reading import read_utf8_chunks
 
 from .conftest import ALL_ENCODINGS, corpus_texts
 from .test_pretokenize import _realistic_texts_without_spaces

@@ -477,12 +477,12 @@ def test_fields_are_built_on_first_read_and_agree_with_ids() -> None:
 
 @pytest.mark.parametrize("name", HF_NAMES)
 def test_packed_form_loads_to_the_same_tokenizer(name: str) -> None:
-    from bytepair.pipeline.packed_tokenizer import load_packed_tokenizer, pack_tokenizer_json, unpack_to_json
+    from bytepair.pipeline.packed_tokenizer import pack_tokenizer_json, read_packed_tokenizer, unpack_to_json
 
     text = (hf_folder(name) / "tokenizer.json").read_text(encoding="utf-8")
     packed = pack_tokenizer_json(text)
     ref, ours = pair_of(name)
-    again = load_packed_tokenizer(packed)
+    again = Tokenizer.from_parts(read_packed_tokenizer(packed))
     assert Tokenizer.from_buffer(ours.to_packed()).encode("x <|endoftext|> y").ids == ours.encode("x <|endoftext|> y").ids
     sample = corpus_texts()["mixed"][:4000] + " <|endoftext|> 🫠"
     assert again.encode(sample).ids == ours.encode(sample).ids == ref.encode(sample).ids
@@ -494,7 +494,7 @@ def test_packed_form_loads_to_the_same_tokenizer(name: str) -> None:
     damaged = bytearray(packed)
     damaged[-20] ^= 0xFF
     with pytest.raises(bytepair.VocabFormatError):
-        load_packed_tokenizer(bytes(damaged))
+        read_packed_tokenizer(bytes(damaged))
 
 
 @pytest.mark.parametrize(

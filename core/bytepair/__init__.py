@@ -33,13 +33,15 @@ from .errors import (
     VocabFormatError,
     VocabHashMismatchError,
 )
-from .formats import load_gpt2_files, load_minbpe, load_tiktoken_bpe, parse_gpt2_files, parse_tiktoken_bpe
+from .formats import load_gpt2_files, load_tiktoken_bpe, parse_gpt2_files, parse_tiktoken_bpe
+from .load import load_minbpe
 from .text.offsets import utf16_offsets
 from .pre_tokenizers.pattern import UNICODE_VERSION
 from .text.reading import read_utf8_chunks
 from .added_tokens.vocabulary import AddedToken
 from .tokenizer import Encoded, Tokenizer
-from .trainers import ClassicBPE, count_pieces, load_classic, train, train_classic, train_from_counts
+from .trainers import ClassicBPE, count_pieces, load_classic, train_classic
+from .training import train, train_from_counts
 from .registry import (
     encoding_for_model,
     encoding_name_for_model,

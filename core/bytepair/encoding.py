@@ -26,7 +26,8 @@ from .pre_tokenizers.pattern import Pretokenizer
 from .models.bpe.rank_model import RankModel
 from .added_tokens.scan import SpecialTokenScanner
 from .text.checks import SurrogateRepair, repair_surrogates, require_count, require_str, str_chunks
-from .text.reading import BlockCutter, TokenCounter, read_utf8_chunks
+from .pipeline.blocks import BlockCutter, TokenCounter
+from .text.reading import read_utf8_chunks
 from .tiktoken_compat import completions, import_numpy
 
 __all__ = ["Encoding"]
@@ -301,7 +302,7 @@ class Encoding:
     def stream_blocks(self, chunks: Iterable[str], *, first_block: int | None = None) -> Iterator[str]:
         """The text of ``chunks`` regrouped into blocks that encode on their own to exactly the ids
         of the whole text (cut where the pattern must end a piece and no special token's text is
-        near; see ``text/reading.py``). Memory stays bounded by the block size plus the longest
+        near; see ``pipeline/blocks.py``). Memory stays bounded by the block size plus the longest
         stretch without such a cut.
 
         >>> from bytepair import get_encoding
@@ -506,14 +507,12 @@ class Encoding:
         ('encoding', 100261, 100257)
         """
         from .pipeline.manifest import manifest
+        from .pipeline.view import TokenizerView
 
-        return manifest(self)
+        return manifest(TokenizerView.of(self))
 
     def __reduce__(self) -> tuple[object, ...]:
-        from . import registry
-
-        if registry.is_registered(self):
-            return registry.get_encoding, (self.name,)
+        # By value; the registry pickles the encodings it shares by name instead (``copyreg``).
         return _rebuild, (self.name, self._pat_str, self._mergeable_ranks, self._special_tokens)
 
     # ---------------------------------------------------------------- tiktoken compatibility
@@ -680,7 +679,7 @@ class Encoding:
 
     def block_cutter(self, first_block: int | None = None) -> BlockCutter:
         """A cutter that gathers chunks of text into blocks that encode exactly on their own (see
-        ``text/reading.py``): the pattern's cut points, away from any special token's text."""
+        ``pipeline/blocks.py``): the pattern's cut points, away from any special token's text."""
         return BlockCutter(self.engine.pre_tokenizer, self._scanner, BLOCK_CHARS, first=first_block)
 
     # ---------------------------------------------------------------- private

@@ -6,7 +6,8 @@ runs in browsers and sandboxes), so a URL is served only from tiktoken's own cac
 (``TIKTOKEN_CACHE_DIR``, else ``DATA_GYM_CACHE_DIR``, else ``<tmp>/data-gym-cache``, file named by
 the sha1 of the URL), which a machine that ran tiktoken already holds; otherwise it raises
 :class:`NetworkUnavailableError` saying what to download. Parsing is bytepair's strict readers
-(``formats/``), so a corrupt file fails loudly. The cache is read, never written.
+(``formats/``), so a corrupt file fails loudly. The cache is read, never written. minbpe's
+``.model`` file loads here too, as a whole :class:`~bytepair.Encoding` (``load_minbpe``).
 
 >>> import os, tempfile
 >>> path = os.path.join(tempfile.mkdtemp(), "tiny.tiktoken")
@@ -24,8 +25,10 @@ import tempfile
 from operator import itemgetter
 from urllib.parse import unquote, urlsplit
 
+from .encoding import Encoding
 from .errors import BytepairError, VocabFormatError
 from .formats.gpt2_files import parse_gpt2_files
+from .formats.minbpe_model import minbpe_paths, parse_minbpe
 from .formats.tiktoken_file import check_sha256, parse_tiktoken_bpe
 
 __all__ = [
@@ -33,6 +36,7 @@ __all__ = [
     "check_hash",
     "data_gym_to_mergeable_bpe_ranks",
     "dump_tiktoken_bpe",
+    "load_minbpe",
     "load_tiktoken_bpe",
     "read_file",
     "read_file_cached",
@@ -147,3 +151,26 @@ def dump_tiktoken_bpe(bpe_ranks: dict[bytes, int], tiktoken_bpe_file: PathOrUrl)
     lines = [b64(token) + b" %d\n" % rank for token, rank in sorted(bpe_ranks.items(), key=itemgetter(1))]
     with open(path, "wb") as f:
         f.write(b"".join(lines))
+
+
+def load_minbpe(path: str | os.PathLike[str], *, name: str | None = None) -> Encoding:
+    """A minbpe ``.model`` file as an :class:`~bytepair.Encoding` (named after the file unless
+    ``name`` is given); its ids are minbpe's.
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "toy.model")
+    >>> with open(path, "wb") as f:
+    ...     _ = f.write(b"minbpe v1\\n\\n0\\n104 105\\n")
+    >>> enc = load_minbpe(path)
+    >>> enc.name, enc.encode("hi hi"), enc.decode([256])
+    ('toy', [256, 32, 256], 'hi')
+    """
+    model_path = minbpe_paths(path)[0]
+    try:
+        with open(model_path, "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        raise VocabFormatError(f"cannot read {model_path!r}: {exc.strerror or exc}") from None
+    pattern, ranks, special_tokens = parse_minbpe(data, origin=model_path)
+    label = name if name is not None else os.path.basename(model_path)[: -len(".model")]
+    return Encoding(label, pat_str=pattern, mergeable_ranks=ranks, special_tokens=special_tokens)

@@ -6,6 +6,7 @@ until asked for, and encodings that share rank data (r50k/gpt2, o200k/o200k_harm
 
 from __future__ import annotations
 
+import copyreg
 import os
 from collections.abc import Callable
 from functools import cache
@@ -14,6 +15,7 @@ from importlib import resources
 from .encoding import Encoding
 from .errors import EncodingRegistrationError, UnknownEncodingError, UnknownModelError
 from .formats.packed_ranks import PackedRanks, read_packed_ranks
+from .models.bpe.char_merge import unpack_fragments
 from .data.openai import ENCODING_SPECS
 
 __all__ = [
@@ -152,7 +154,7 @@ def _build(name: str) -> Encoding:
         explicit_n_vocab=spec.explicit_n_vocab,
         _token_bytes=packed.tokens,
         _cuttable=True,
-        _char_fragments=packed.char_fragments,
+        _char_fragments=lambda: None if packed.char_fragments is None else unpack_fragments(packed.char_fragments),
         _merge_splits=packed.splits,
     )
 
@@ -222,3 +224,18 @@ def register_encoding(name: str, constructor: Callable[[], Encoding], *, replace
 def is_registered(enc: Encoding) -> bool:
     """Whether ``enc`` is the shared instance ``get_encoding(enc.name)`` returns (pickled by name)."""
     return _ENCODINGS.get(enc.name) is enc
+
+
+def _pickle(enc: Encoding) -> tuple[object, ...]:
+    """A shared encoding pickles as its name (unpickling asks ``get_encoding`` for it, as tiktoken
+    does); any other by value (``Encoding.__reduce__``). Registered here, so ``encoding.py`` needs
+    no knowledge of the registry.
+
+    >>> import pickle
+    >>> pickle.loads(pickle.dumps(get_encoding("r50k_base"))) is get_encoding("r50k_base")
+    True
+    """
+    return (get_encoding, (enc.name,)) if is_registered(enc) else enc.__reduce__()
+
+
+copyreg.pickle(Encoding, _pickle)

@@ -18,10 +18,12 @@ leftmost-longest trie this reuses). Each token carries HF's flags:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import KW_ONLY, dataclass
 from functools import lru_cache
 from typing import Any, Protocol
 
+from ..errors import InvalidInputError
 from .scan import trie_pattern
 
 __all__ = ["AddedToken", "AddedVocabulary"]
@@ -98,6 +100,52 @@ class AddedVocabulary:
         self._by_id[token.id] = token
         self._forms = None
         return not known
+
+    def add_tokens(self, tokens: Iterable[str | AddedToken], *, special: bool, id_of: Callable[[str], int | None],
+                   next_id: Callable[[], int]) -> int:
+        """Add tokens given as ``str`` or ``AddedToken`` (bytepair's or HF's ``tokenizers.AddedToken``)
+        with HF's rules: a token keeps the id ``id_of`` gives it, else takes ``next_id()``; a flag the
+        caller set is kept, an unset ``normalized`` is "normalized unless special". Returns how many
+        are new.
+
+        >>> vocab = AddedVocabulary()
+        >>> vocab.add_tokens(["<x>", AddedToken("<y>", lstrip=True)], special=False, id_of=lambda t: None, next_id=lambda: 9 + len(vocab))
+        2
+        >>> [(t.content, t.id, t.lstrip, t.normalized) for t in vocab]
+        [('<x>', 9, False, True), ('<y>', 10, True, True)]
+        """
+        if isinstance(tokens, (str, AddedToken)) or not isinstance(tokens, Iterable):
+            what = "add_special_tokens" if special else "add_tokens"
+            raise InvalidInputError(
+                f"{what} takes a list of tokens, not {type(tokens).__name__}: a string would add each of its characters; "
+                f"write {what}([{tokens!r}])" if isinstance(tokens, (str, AddedToken)) else
+                f"{what} takes a list of str or AddedToken, not {type(tokens).__name__}"
+            )
+        added = 0
+        for token in tokens:
+            if isinstance(token, str):
+                content, flags = token, None
+            elif all(hasattr(token, a) for a in ("content", "single_word", "lstrip", "rstrip", "normalized", "special")):
+                content, flags = token.content, token  # bytepair's AddedToken, or HF's tokenizers.AddedToken
+            else:
+                raise InvalidInputError(f"tokens must be str or AddedToken, not {type(token).__name__}")
+            if not isinstance(content, str):
+                raise InvalidInputError(f"an added token's content must be a str, not {type(content).__name__}")
+            if not content:
+                raise InvalidInputError("an added token must not be empty")
+            token_id = id_of(content)
+            if token_id is None:
+                token_id = next_id()
+            is_special = special or bool(flags and flags.special)
+            explicit = flags.normalized if flags is not None else None
+            new = AddedToken(
+                content, special=is_special,
+                lstrip=bool(flags and flags.lstrip), rstrip=bool(flags and flags.rstrip),
+                single_word=bool(flags and flags.single_word),
+                normalized=bool(explicit) if explicit is not None else not is_special, id=token_id,
+            )
+            added += self.add(new)
+        return added
 
     def __len__(self) -> int:
         return len(self._by_content)

@@ -18,9 +18,9 @@ False
 
 from .compare import compare_tokenizers, format_comparison
 from .fertility import count_words, fertility, read_corpus, text_stats
-from ..pipeline.manifest import canonical_text, manifest
 from .report import analyze, to_markdown, tokenizer_summary
-from ..pipeline.view import TokenizerView, load
+from ..pipeline.view import TokenizerView
+from .load import canonical_text, load, manifest, view_of
 from .vocabulary import junk_kind, script_class, split_alone, unreachable_tokens, unused_tokens, vocabulary_report
 
 __all__ = [
@@ -42,5 +42,6 @@ __all__ = [
     "tokenizer_summary",
     "unreachable_tokens",
     "unused_tokens",
+    "view_of",
     "vocabulary_report",
 ]

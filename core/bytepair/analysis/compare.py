@@ -22,18 +22,16 @@ way but not in general, so this is evidence, not proof).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from typing import Any
 
 from ..data.openai import R50K_PATTERN
 from ..pre_tokenizers import GPT2_PATTERN
-from ..pipeline.manifest import manifest, pattern_of
-from ..pipeline.view import Face, TokenizerView
+from ..pipeline.manifest import pattern_of
+from ..pipeline.view import TokenizerView
+from .load import Spec, manifest, view_of
 
 __all__ = ["compare_tokenizers", "format_comparison"]
-
-Spec = str | os.PathLike[str] | Face | TokenizerView
 
 
 def compare_tokenizers(a: Spec, b: Spec, *, texts: Iterable[str] = (), limit: int = 10) -> dict[str, Any]:
@@ -43,8 +41,8 @@ def compare_tokenizers(a: Spec, b: Spec, *, texts: Iterable[str] = (), limit: in
     ``identical``), ``differences`` (each ``{"what", "summary", "details"}``, at most ``limit``
     details each), ``checks`` (what the probes compared and the first mismatches), ``summary`` (text).
     """
-    va = a if isinstance(a, TokenizerView) else TokenizerView.of(a)
-    vb = b if isinstance(b, TokenizerView) else TokenizerView.of(b)
+    va = view_of(a)
+    vb = view_of(b)
     ma, mb = manifest(va), manifest(vb)
     report: dict[str, Any] = {
         "a": {k: ma[k] for k in ("name", "kind", "sha256")},

@@ -22,7 +22,7 @@ from typing import Any
 
 from ..errors import EmptyCorpusError, InputDecodeError
 from ..text.words import NO_SPACE_SCRIPTS, count_words
-from ..pipeline.view import Face, TokenizerView
+from .load import Spec, view_of
 
 __all__ = ["NO_SPACE_SCRIPTS", "count_words", "fertility", "read_corpus", "text_stats"]
 
@@ -76,7 +76,7 @@ def _read_bytes(path: str | os.PathLike[str], *, xz: bool) -> bytes:
         return f.read()
 
 
-def fertility(tokenizers: Iterable[str | os.PathLike[str] | Face | TokenizerView],
+def fertility(tokenizers: Iterable[Spec],
               corpus: Mapping[str, str]) -> dict[str, Any]:
     """Stats per language (corpus label) per tokenizer, plus an ``all`` row over the whole corpus.
 
@@ -85,7 +85,7 @@ def fertility(tokenizers: Iterable[str | os.PathLike[str] | Face | TokenizerView
     """
     if not corpus or not any(t.strip() for t in corpus.values()):
         raise EmptyCorpusError("the corpus holds no text; pass one or more non-empty texts")
-    views = [t if isinstance(t, TokenizerView) else TokenizerView.of(t) for t in tokenizers]
+    views = [view_of(t) for t in tokenizers]
     rows = []
     for view in views:
         total = {"tokens": 0, "words": 0, "chars": 0, "bytes": 0}

@@ -13,22 +13,20 @@ is the command line's drawing.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .fertility import fertility
-from ..pipeline.manifest import manifest
-from ..pipeline.view import Face, TokenizerView
+from .load import Spec, manifest, view_of
 from .vocabulary import vocabulary_report
 
 __all__ = ["analyze", "to_markdown", "tokenizer_summary"]
 
 
-def analyze(tokenizers: Iterable[str | os.PathLike[str] | Face | TokenizerView], *,
+def analyze(tokenizers: Iterable[Spec], *,
             corpus: Mapping[str, str] | None = None, limit: int = 20) -> dict[str, Any]:
     """``{"tokenizers": [manifest summaries], "fertility": ... (with a corpus), "vocabulary": [...]}``."""
-    views = [t if isinstance(t, TokenizerView) else TokenizerView.of(t) for t in tokenizers]
+    views = [view_of(t) for t in tokenizers]
     out: dict[str, Any] = {"tokenizers": []}
     for view in views:
         out["tokenizers"].append(tokenizer_summary(view))
@@ -38,10 +36,10 @@ def analyze(tokenizers: Iterable[str | os.PathLike[str] | Face | TokenizerView],
     return out
 
 
-def tokenizer_summary(spec: str | os.PathLike[str] | Face | TokenizerView) -> dict[str, Any]:
+def tokenizer_summary(spec: Spec) -> dict[str, Any]:
     """The manifest's ``name``, ``kind``, ``vocab_size``, ``merge_rule``, ``pattern`` and ``sha256``:
     one entry of the report's ``tokenizers``."""
-    m = manifest(spec if isinstance(spec, TokenizerView) else TokenizerView.of(spec))
+    m = manifest(view_of(spec))
     return {k: m[k] for k in ("name", "kind", "vocab_size", "merge_rule", "pattern", "sha256")}
 
 

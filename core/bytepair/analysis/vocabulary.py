@@ -38,7 +38,6 @@ valid UTF-8 that decodes to other non-ASCII text (``Ã©`` -> ``é``, ``â€™
 
 from __future__ import annotations
 
-import os
 import re
 import unicodedata
 from collections import Counter
@@ -46,7 +45,8 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Any
 
-from ..pipeline.view import Face, TokenizerView
+from ..pipeline.view import TokenizerView
+from .load import Spec, view_of
 
 __all__ = ["junk_kind", "script_class", "split_alone", "unreachable_tokens", "unused_tokens", "vocabulary_report"]
 
@@ -114,7 +114,7 @@ def junk_kind(text: str) -> str | None:
 
 
 # ---------------------------------------------------------------- reachability
-def unreachable_tokens(spec: str | os.PathLike[str] | Face | TokenizerView) -> list[dict[str, Any]]:
+def unreachable_tokens(spec: Spec) -> list[dict[str, Any]]:
     """Model tokens that merging never builds (see the module docstring), each as ``{"id", "token",
     "hex", "parts" (what merging its bytes gives), "emitted": "never"|"whole_piece"|"split"}``.
     Byte-fallback tokens (``<0xNN>``) are not built by merging: one is listed (``never``) when no
@@ -127,7 +127,7 @@ def unreachable_tokens(spec: str | os.PathLike[str] | Face | TokenizerView) -> l
     >>> [(t["token"], t["parts"], t["emitted"]) for t in unreachable_tokens(enc)]
     [('abcd', [97, 256, 100], 'whole_piece')]
     """
-    view = spec if isinstance(spec, TokenizerView) else TokenizerView.of(spec)
+    view = view_of(spec)
     merge = view.merge_builder()
     if merge is None:
         return []
@@ -178,12 +178,12 @@ def _emitted(view: TokenizerView, token_id: int) -> str:
     return "whole_piece" if view.encode_ordinary(text) == [token_id] else "split"
 
 
-def split_alone(spec: str | os.PathLike[str] | Face | TokenizerView) -> list[dict[str, Any]]:
+def split_alone(spec: Spec) -> list[dict[str, Any]]:
     """Tokens whose own text the pre-tokenizer cuts into several pieces, so that encoding the text
     alone does not give the token (o200k: ``亚洲AV`` -> ``亚洲`` + ``AV``). Such a token is emitted only
     where some context keeps its text inside one piece: a candidate for a never- or rarely-seen
     token, not a proof. Each as ``{"id", "token", "pieces"}``."""
-    view = spec if isinstance(spec, TokenizerView) else TokenizerView.of(spec)
+    view = view_of(spec)
     engine = view.face.engine
     out = []
     for token_id in sorted(view.tokens):
@@ -198,7 +198,7 @@ def split_alone(spec: str | os.PathLike[str] | Face | TokenizerView) -> list[dic
 
 
 # ---------------------------------------------------------------- the report
-def vocabulary_report(spec: str | os.PathLike[str] | Face | TokenizerView, *,
+def vocabulary_report(spec: Spec, *,
                       corpus: Mapping[str, str] | None = None, limit: int = 20) -> dict[str, Any]:
     """The report for one tokenizer (JSON-serialisable); ``corpus`` adds the unused tokens.
 
@@ -207,7 +207,7 @@ def vocabulary_report(spec: str | os.PathLike[str] | Face | TokenizerView, *,
     a space), ``unreachable`` (count, by emitted kind, first ``limit``), ``junk`` (counts and
     examples), ``numbers``, and with a corpus ``unused``.
     """
-    view = spec if isinstance(spec, TokenizerView) else TokenizerView.of(spec)
+    view = view_of(spec)
     surfaces = {i: view.surface(i) for i in view.tokens}
     report: dict[str, Any] = {"name": view.name, "size": len(surfaces)}
     report["lengths"] = _lengths(surfaces.values())
@@ -275,7 +275,7 @@ def _token_text(view: TokenizerView, token_id: int) -> str:
     return data.decode("utf-8", "backslashreplace")
 
 
-def unused_tokens(spec: str | os.PathLike[str] | Face | TokenizerView, corpus: Mapping[str, str], *,
+def unused_tokens(spec: Spec, corpus: Mapping[str, str], *,
                   unreachable: Iterable[int] | None = None, limit: int = 20) -> dict[str, Any]:
     """The ``unused`` part of :func:`vocabulary_report` alone: reachable tokens that encoding
     ``corpus`` never produced. ``unreachable`` (ids) saves finding the unreachable tokens again when
@@ -286,7 +286,7 @@ def unused_tokens(spec: str | os.PathLike[str] | Face | TokenizerView, corpus: M
     >>> unused["seen"], unused["count"], unused["corpus_chars"]
     (4, 50252, 13)
     """
-    view = spec if isinstance(spec, TokenizerView) else TokenizerView.of(spec)
+    view = view_of(spec)
     skip = {t["id"] for t in unreachable_tokens(view)} if unreachable is None else set(unreachable)
     return _unused(view, {i: view.surface(i) for i in view.tokens}, corpus, skip, limit)
 

@@ -59,7 +59,8 @@ def _say(message: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..trainers import train_classic, train_from_counts
+    from ..trainers import train_classic
+    from ..training import train_from_counts
     from ..trainers.counts import count_with, resolve_pattern
     from ..trainers.progress import Reporter
 

@@ -2,7 +2,7 @@
 packed form; ``atomic.py`` writes any of them so that a failed save leaves nothing half-written."""
 
 from .gpt2_files import dump_bpe_files, load_gpt2_files, parse_bpe_files, parse_gpt2_files
-from .minbpe_model import dump_minbpe, load_minbpe, parse_minbpe
+from .minbpe_model import dump_minbpe, minbpe_paths, parse_minbpe
 from .packed_ranks import PackedRanks, expand_to_tiktoken_text, pack_ranks, read_packed_ranks, with_raw_payload
 from .tiktoken_file import check_sha256, dump_tiktoken_bpe, load_tiktoken_bpe, parse_tiktoken_bpe
 
@@ -14,7 +14,7 @@ __all__ = [
     "dump_tiktoken_bpe",
     "expand_to_tiktoken_text",
     "load_gpt2_files",
-    "load_minbpe",
+    "minbpe_paths",
     "load_tiktoken_bpe",
     "pack_ranks",
     "parse_bpe_files",

@@ -13,7 +13,7 @@ The ``.model`` file is text, one item a line::
 
 Byte ``b`` is token ``b``; merge line *i* makes token ``256 + i`` from two earlier tokens. minbpe
 encodes by merging the listed pair of lowest id first, which on such a table gives tiktoken's ids,
-so the ``.model`` file loads here as an :class:`~bytepair.Encoding` (ids = ranks). The ``.vocab``
+so the ``.model`` file loads as an :class:`~bytepair.Encoding` (ids = ranks; ``bytepair.load_minbpe``). The ``.vocab``
 file shows each token as ``[left][right] -> [token] id`` (undecodable bytes as U+FFFD, control
 characters escaped); it is never read back, because that rendering loses bytes.
 
@@ -30,15 +30,11 @@ from __future__ import annotations
 
 import os
 import unicodedata
-from typing import TYPE_CHECKING
 
 from ..errors import UnsavableError, VocabFormatError
 from .rank_table import minbpe_merges
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ..encoding import Encoding
-
-__all__ = ["BASIC_PATTERN", "MAGIC", "dump_minbpe", "load_minbpe", "minbpe_paths", "parse_minbpe"]
+__all__ = ["BASIC_PATTERN", "MAGIC", "dump_minbpe", "minbpe_paths", "parse_minbpe"]
 
 MAGIC = "minbpe v1"
 
@@ -105,31 +101,6 @@ def parse_minbpe(data: bytes, *, origin: str = "minbpe model") -> tuple[str, dic
     if clash:
         raise VocabFormatError(f"{origin}: special token id(s) {clash[:5]} are also merge ids")
     return pattern, ranks, special_tokens
-
-
-def load_minbpe(path: str | os.PathLike[str], *, name: str | None = None) -> Encoding:
-    """A minbpe ``.model`` file as an :class:`~bytepair.Encoding` (named after the file unless
-    ``name`` is given); its ids are minbpe's.
-
-    >>> import os, tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "toy.model")
-    >>> with open(path, "wb") as f:
-    ...     _ = f.write(b"minbpe v1\\n\\n0\\n104 105\\n")
-    >>> enc = load_minbpe(path)
-    >>> enc.name, enc.encode("hi hi"), enc.decode([256])
-    ('toy', [256, 32, 256], 'hi')
-    """
-    from ..encoding import Encoding
-
-    model_path = minbpe_paths(path)[0]
-    try:
-        with open(model_path, "rb") as f:
-            data = f.read()
-    except OSError as exc:
-        raise VocabFormatError(f"cannot read {model_path!r}: {exc.strerror or exc}") from None
-    pattern, ranks, special_tokens = parse_minbpe(data, origin=model_path)
-    label = name if name is not None else os.path.basename(model_path)[: -len(".model")]
-    return Encoding(label, pat_str=pattern, mergeable_ranks=ranks, special_tokens=special_tokens)
 
 
 def minbpe_paths(prefix: str | os.PathLike[str]) -> tuple[str, str]:

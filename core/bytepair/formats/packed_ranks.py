@@ -16,11 +16,12 @@ The payload is ``separator.join(token_bytes for rank in range(n_ranks))`` with `
 have no token (p50k_base has no rank 50256). The separator is chosen so that it occurs nowhere else,
 which the writer checks by splitting again. ``source_sha256`` is the sha256 of the official file the
 ranks came from; ``expand_to_tiktoken_text`` rebuilds that file byte for byte, so the claim can be
-checked (tests do). ``char_fragments`` (absent in older files) holds ``char_merge``'s fragment tables,
-so that a process does not pass over the whole vocabulary to build them. ``merge_splits`` (absent
+checked (tests do). ``char_fragments`` (absent in older files) holds the fragment tables of
+``models/bpe/char_merge.py``, so that a process does not pass over the whole vocabulary to build them. ``merge_splits`` (absent
 in older files, and where the merges do not rebuild every token) describes the split table of
 ``models/bpe/pair_check.py``, one byte per rank, stored before the payload: it takes a merge per token to work
-out (~1 s for cl100k), so it is written once, here.
+out (~1 s for cl100k), so it is written once, here. This module only stores both tables: the rank
+model computes them (``models.bpe.rank_model.pack_rank_file``) and reads them back.
 
 ``payload_coding`` is ``"zlib"`` where it is absent (the files in the package). The browser bundle
 ships its files with a ``"raw"`` payload (:func:`with_raw_payload`): the server's Brotli copy of that
@@ -36,9 +37,7 @@ import zlib
 from dataclasses import dataclass
 from typing import Any
 
-from ..models.bpe.char_merge import Fragments, fragment_tables, pack_fragments, unpack_fragments
 from ..errors import VocabFormatError, VocabHashMismatchError
-from ..models.bpe.pair_check import merge_splits
 
 __all__ = ["PackedRanks", "expand_to_tiktoken_text", "pack_ranks", "read_packed_ranks", "with_raw_payload"]
 
@@ -53,7 +52,7 @@ class PackedRanks:
     tokens: list[bytes]
     """Token bytes indexed by rank; ``b""`` where a rank has no token."""
     splits: bytes | None = None
-    """``pair_check.merge_splits`` of the tokens, or None where the file does not carry them."""
+    """``models/bpe/pair_check.py``'s ``merge_splits`` of the tokens, or None where the file does not carry them."""
 
     def ranks(self) -> dict[bytes, int]:
         """Token bytes -> rank, validated: no duplicates."""
@@ -68,11 +67,11 @@ class PackedRanks:
         return ranks
 
 
-    def char_fragments(self) -> Fragments | None:
-        """The fragment tables of ``char_merge`` precomputed when the file was written, or None for
-        a file written before they were (then they are worked out on first use)."""
-        packed = self.header.get("char_fragments")
-        return None if packed is None else unpack_fragments(packed)
+    @property
+    def char_fragments(self) -> dict[str, dict[str, str]] | None:
+        """The fragment tables of ``models/bpe/char_merge.py``, as packed when the file was written
+        (``unpack_fragments`` reads them), or None for a file written before they were."""
+        return self.header.get("char_fragments")
 
 
 def _choose_separator(tokens: list[bytes]) -> bytes:
@@ -86,8 +85,10 @@ def _choose_separator(tokens: list[bytes]) -> bytes:
     raise VocabFormatError("no two-byte separator is free in this vocabulary")  # pragma: no cover
 
 
-def pack_ranks(ranks: dict[bytes, int], *, name: str, source_sha256: str | None = None) -> bytes:
-    """Serialise ``ranks`` (token bytes -> rank) to the ``.bpr`` format."""
+def pack_ranks(ranks: dict[bytes, int], *, name: str, source_sha256: str | None = None,
+               char_fragments: dict[str, dict[str, str]] | None = None, merge_splits: bytes | None = None) -> bytes:
+    """Serialise ``ranks`` (token bytes -> rank) to the ``.bpr`` format, with the model's tables
+    precomputed from them (``models.bpe.rank_model.pack_rank_file`` computes and passes them)."""
     if not ranks:
         raise VocabFormatError("cannot pack an empty vocabulary")
     n_ranks = max(ranks.values()) + 1
@@ -107,9 +108,10 @@ def pack_ranks(ranks: dict[bytes, int], *, name: str, source_sha256: str | None 
         "n_ranks": n_ranks,
         "separator": sep.hex(),
         "source_sha256": source_sha256,
-        "char_fragments": pack_fragments(fragment_tables(tokens)),
     }
-    return _file(header, zlib.compress(raw, 9), merge_splits(ranks, tokens), zlib.compress)
+    if char_fragments is not None:
+        header["char_fragments"] = char_fragments
+    return _file(header, zlib.compress(raw, 9), merge_splits, zlib.compress)
 
 
 def _file(header: dict[str, Any], payload: bytes, splits: bytes | None = None, code: Any = bytes) -> bytes:
@@ -128,7 +130,7 @@ def with_raw_payload(data: bytes) -> bytes:
     first: for servers that compress it better on the way (see the module docstring).
 
     >>> ranks = {bytes([b]): b for b in range(256)} | {b"ab": 256}
-    >>> packed = pack_ranks(ranks, name="tiny")
+    >>> packed = pack_ranks(ranks, name="tiny", merge_splits=bytes(257))
     >>> raw = with_raw_payload(packed)
     >>> read_packed_ranks(raw).tokens == read_packed_ranks(packed).tokens, len(raw) > len(packed)
     (True, True)

@@ -1,1 +1,29 @@
-"""TODO models"""
+"""The model stage: a piece in, its token ids out (HF's ``tokenizers.models``).
+
+Every model offers the engine one method, ``encode_piece(piece) -> ids`` (:class:`Model`), and the
+faces a vocabulary (``token_to_id``, ``id_to_token``, ``get_vocab_size``). ``bpe/`` holds both BPE
+models (tiktoken's ranks, a ``tokenizer.json``'s merges) and every kernel that merges a piece;
+``piece_cache.py`` the cache the engine puts in front of any model. ``BPE`` is HF's name for the
+``tokenizer.json`` model.
+
+>>> model = BPE({"a": 0, "b": 1, "ab": 2}, [("a", "b")])
+>>> model.encode_piece("abab"), model.id_to_token(2)
+((2, 2), 'ab')
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from .bpe import BPEModel, RankModel
+
+__all__ = ["BPE", "BPEModel", "Model", "RankModel"]
+
+BPE = BPEModel
+"""HF's name (``tokenizers.models.BPE``) for the merges model of a ``tokenizer.json``."""
+
+
+class Model(Protocol):
+    """What a model offers the engine (``long_piece_encoder`` and ``clear_memos`` are optional)."""
+
+    def encode_piece(self, piece: str) -> tuple[int, ...]: ...

@@ -3,7 +3,7 @@
 Why one: ``Encoding`` (tiktoken's API) and ``Tokenizer`` (Hugging Face's) differ in their special-token
 rules and in what they return, not in how ordinary text becomes ids. An engine holds the two stages
 that do that, a pre-tokenizer (``split(text) -> pieces``) and a model (``encode_piece(piece) -> ids``:
-``rank_model.RankModel`` for tiktoken's ranks, ``bpe_model.BPEModel`` for ``tokenizer.json`` merges),
+``models/bpe/rank_model.py`` for tiktoken's ranks, ``models/bpe/merges_model.py`` for ``tokenizer.json`` merges),
 and the cache in front of the model (``models/piece_cache.py``). The faces, the incremental encoder, the
 stream cutter and the browser bridge all reach ids through :meth:`Engine.piece_ids`.
 
@@ -19,9 +19,10 @@ from collections.abc import Iterator
 from itertools import chain
 from typing import Any, Protocol
 
+from ..models import Model
 from ..models.piece_cache import PieceCache
 
-__all__ = ["BLOCK_CHARS", "Engine", "Model", "PieceSplitter"]
+__all__ = ["BLOCK_CHARS", "Engine", "PieceSplitter"]
 
 BLOCK_CHARS = 1 << 18
 """Texts longer than this are pretokenized block by block (bounded memory, early exit for limits)."""
@@ -31,12 +32,6 @@ class PieceSplitter(Protocol):
     """What a pre-tokenizer offers the engine."""
 
     def split(self, text: str) -> list[str]: ...
-
-
-class Model(Protocol):
-    """What a BPE model offers the engine (``long_piece_encoder`` is optional)."""
-
-    def encode_piece(self, piece: str) -> tuple[int, ...]: ...
 
 
 class Engine:

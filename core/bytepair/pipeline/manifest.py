@@ -25,10 +25,11 @@ The canonical form (version 1) is UTF-8 text, one item per line, each line endin
 ``sha256`` is the hex SHA-256 of the whole text; ``vocab_sha256`` of the lines from ``vocab <n>`` to
 the last vocab line; ``merges_sha256`` of the lines from ``merges <m>`` to the end.
 
->>> m = manifest("r50k_base")
+>>> from bytepair import get_encoding
+>>> m = manifest(TokenizerView.of(get_encoding("r50k_base")))
 >>> m["kind"], m["vocab_size"], m["specials"], m["merge_rule"]
 ('encoding', 50257, {'<|endoftext|>': 50256}, 'token_rank')
->>> m["sha256"] == manifest("r50k_base")["sha256"], len(m["sha256"])
+>>> m["sha256"] == get_encoding("r50k_base").manifest()["sha256"], len(m["sha256"])
 (True, 64)
 """
 
@@ -36,11 +37,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from typing import Any
 
 from ..pre_tokenizers import GPT2_PATTERN
-from .view import Face, TokenizerView
+from .view import TokenizerView
 
 __all__ = ["canonical_sections", "canonical_text", "manifest"]
 
@@ -73,13 +73,13 @@ def canonical_sections(view: TokenizerView) -> dict[str, str]:
             (("head", head), ("vocab", vocab), ("merges", merges))}
 
 
-def canonical_text(spec: str | os.PathLike[str] | Face | TokenizerView) -> str:
-    """The whole canonical form of a tokenizer (name, path, face or view).
+def canonical_text(view: TokenizerView) -> str:
+    """The whole canonical form of a tokenizer's view.
 
-    >>> canonical_text("r50k_base").splitlines()[:2]
+    >>> from bytepair import get_encoding
+    >>> canonical_text(TokenizerView.of(get_encoding("r50k_base"))).splitlines()[:2]
     ['bytepair-canonical 1', 'model {"byte_level":true,"merge_rule":"token_rank"}']
     """
-    view = spec if isinstance(spec, TokenizerView) else TokenizerView.of(spec)
     return "".join(canonical_sections(view).values())
 
 
@@ -87,9 +87,9 @@ def _sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def manifest(spec: str | os.PathLike[str] | Face | TokenizerView) -> dict[str, Any]:
-    """The manifest of a tokenizer (an encoding name, a ``tokenizer.json`` path or folder, an
-    ``Encoding``, a ``Tokenizer``): a JSON-serialisable dict.
+def manifest(view: TokenizerView) -> dict[str, Any]:
+    """The manifest of a tokenizer's view (``analysis.manifest`` takes names, paths and faces too):
+    a JSON-serialisable dict.
 
     Keys: ``name``, ``kind``, ``vocab_size`` (model tokens plus added tokens), ``model_vocab_size``,
     ``n_merges``, ``merge_rule``, ``byte_level``, ``specials`` (text -> id), ``added_tokens`` (with
@@ -97,7 +97,6 @@ def manifest(spec: str | os.PathLike[str] | Face | TokenizerView) -> dict[str, A
     ``normalizer``, ``post_processor``, ``model_options``, and ``sha256``, ``vocab_sha256``,
     ``merges_sha256``, ``canonical_version``.
     """
-    view = spec if isinstance(spec, TokenizerView) else TokenizerView.of(spec)
     sections = canonical_sections(view)
     ids = set(view.tokens) | set(view.specials.values())
     return {

@@ -14,8 +14,8 @@ and the length of the token text (tokens may hold newlines).
 >>> import json
 >>> spec = {"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]}}
 >>> data = pack_tokenizer_json(json.dumps(spec))
->>> load_packed_tokenizer(data).encode("abab").ids
-[2, 2]
+>>> read_packed_tokenizer(data).model.vocab
+{'a': 0, 'b': 1, 'ab': 2}
 """
 
 from __future__ import annotations
@@ -29,8 +29,9 @@ from typing import Any
 
 from ..models.bpe.merges_model import BPEModel
 from ..errors import VocabFormatError, VocabHashMismatchError
+from .tokenizer_json import TokenizerParts, parts_from_json
 
-__all__ = ["MAGIC", "load_packed_tokenizer", "pack_tokenizer_json", "unpack_to_json"]
+__all__ = ["MAGIC", "pack_tokenizer_json", "read_packed_tokenizer", "unpack_to_json"]
 
 MAGIC = b"BPT1\n"
 _SEP = "\x00"
@@ -38,11 +39,8 @@ _SEP = "\x00"
 
 def pack_tokenizer_json(json_text: str) -> bytes:
     """The ``.bpt`` bytes of a ``tokenizer.json`` text (checked by loading it first)."""
-    from .tokenizer_json import tokenizer_from_json
-
-    tok = tokenizer_from_json(json_text)  # validates everything, and gives the ids of the merges
-    model = tok.model
-    if not isinstance(model, BPEModel):  # pragma: no cover - tokenizer_from_json only makes BPE models
+    model = parts_from_json(json_text).model  # validates everything, and gives the ids of the merges
+    if not isinstance(model, BPEModel):  # pragma: no cover - parts_from_json only makes BPE models
         raise VocabFormatError("only BPE tokenizer.json files can be packed")
     size = max(model.vocab.values(), default=-1) + 1
     tokens = [model.id_to_token(i) or "" for i in range(size)]  # "" marks an unused id (tokens are never empty)
@@ -93,10 +91,9 @@ def _read(data: bytes, origin: str) -> tuple[dict[str, Any], list[str], array]:
     return header, tokens, triples
 
 
-def load_packed_tokenizer(data: bytes, *, origin: str = "packed tokenizer") -> Any:
-    """A :class:`bytepair.Tokenizer` from ``.bpt`` bytes (as fast as the vocabulary can be indexed)."""
-    from .tokenizer_json import tokenizer_from_json
-
+def read_packed_tokenizer(data: bytes, *, origin: str = "packed tokenizer") -> TokenizerParts:
+    """The stages of a :class:`bytepair.Tokenizer` from ``.bpt`` bytes (as fast as the vocabulary
+    can be indexed; ``Tokenizer.from_buffer`` reads them)."""
     header, tokens, triples = _read(data, origin)
     vocab = dict(zip(tokens, range(len(tokens))))
     vocab.pop("", None)  # unused ids
@@ -104,7 +101,7 @@ def load_packed_tokenizer(data: bytes, *, origin: str = "packed tokenizer") -> A
     get_token = tokens.__getitem__
     merges = list(zip(map(get_token, lefts), map(get_token, rights)))
     prebuilt = (list(zip(lefts, rights)), list(merged))
-    return tokenizer_from_json(header["tokenizer"], origin=origin, model_parts=(vocab, merges, prebuilt))
+    return parts_from_json(header["tokenizer"], origin=origin, model_parts=(vocab, merges, prebuilt))
 
 
 def unpack_to_json(data: bytes, *, origin: str = "packed tokenizer") -> str:

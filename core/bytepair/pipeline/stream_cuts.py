@@ -1,7 +1,7 @@
 """When a ``tokenizer.json`` pipeline may be cut into blocks that encode exactly on their own.
 
 Why: counting a file with a tokenizer.json (``bytepair count -t``, ``Tokenizer.count_file``) should
-not hold the whole file, its pieces and their ids. ``text_stream.BlockCutter`` gathers text into
+not hold the whole file, its pieces and their ids. ``blocks.BlockCutter`` gathers text into
 blocks cut at ``Pretokenizer.cut_near``'s points, which are exact for the OpenAI patterns. A
 tokenizer.json puts stages around its pattern, so this module says when those points stay exact for
 the whole pipeline, and answers None (one block: the whole text, as before) otherwise:

@@ -1,20 +1,22 @@
-"""Hugging Face ``tokenizer.json`` -> :class:`bytepair.Tokenizer`, with errors that name the JSON path.
+"""Hugging Face ``tokenizer.json`` -> the stages of a :class:`bytepair.Tokenizer`, with errors that name the JSON path.
 
 Why a strict reader: a truncated download, a file for another model kind (WordPiece, Unigram) or a
 hand-edited vocabulary must fail at load with the place at fault and what to do, never load into a
 tokenizer that silently gives other ids. Each stage is built by its own factory
 (``normalizer_from_json``, ``pre_tokenizer_from_json``, ...); this module reads the envelope, the
-model and the added tokens.
+model, the added tokens and the truncation and padding settings, into :class:`TokenizerParts`,
+which ``Tokenizer`` is made of.
 
->>> tok = tokenizer_from_json('{"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": [["a", "b"]]}}')
->>> tok.encode("abba").ids
-[2, 1, 0]
+>>> parts = parts_from_json('{"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": [["a", "b"]]}}')
+>>> parts.model.encode_piece("ab"), parts.normalizer, parts.truncation
+((2,), None, None)
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..added_tokens.vocabulary import AddedToken
@@ -23,12 +25,13 @@ from ..text.byte_unicode import bytes_to_visible
 from ..decoders import decoder_from_json
 from ..errors import InvalidInputError, UnsupportedTokenizerError, VocabFormatError
 from ..normalizers import normalizer_from_json
-from ..processors import post_processor_from_json
+from ..processors import PostProcessor, post_processor_from_json
+from ..processors.padding import padding_from_json, padding_settings
+from ..processors.truncation import truncation_from_json, truncation_settings
 from ..pre_tokenizers import pre_tokenizer_from_json
-from ..tokenizer import Tokenizer
 from ..formats.rank_table import merges_from_ranks, onig_pattern
 
-__all__ = ["MAX_JSON_BYTES", "rank_table_json", "renumbered_by_hf", "tokenizer_from_json"]
+__all__ = ["MAX_JSON_BYTES", "TokenizerParts", "gpt2_files_json", "parts_from_json", "rank_table_json", "renumbered_by_hf"]
 
 MAX_JSON_BYTES = 1 << 29
 """Larger files are refused (the biggest BPE tokenizer.json files in use are ~20 MB)."""
@@ -36,8 +39,26 @@ MAX_JSON_BYTES = 1 << 29
 SUPPORTED_MODELS = ("BPE",)
 
 
-def tokenizer_from_json(text: str | dict[str, Any], *, origin: str = "tokenizer.json", model_parts: Any = None) -> Tokenizer:
-    """Build a :class:`Tokenizer` from a ``tokenizer.json`` text (or its parsed object).
+@dataclass
+class TokenizerParts:
+    """Everything a ``tokenizer.json`` holds, each stage built and checked."""
+
+    model: BPEModel
+    normalizer: Any = None
+    pre_tokenizer: Any = None
+    post_processor: PostProcessor | None = None
+    decoder: Any = None
+    added_tokens: list[AddedToken] = field(default_factory=list)
+    source: dict[str, Any] = field(default_factory=dict)
+    """The JSON it was read from (written back by ``Tokenizer.to_str``)."""
+    truncation: dict[str, Any] | None = None
+    """Checked settings (``processors/truncation.py``), or None."""
+    padding: dict[str, Any] | None = None
+    """Checked settings (``processors/padding.py``), or None."""
+
+
+def parts_from_json(text: str | dict[str, Any], *, origin: str = "tokenizer.json", model_parts: Any = None) -> TokenizerParts:
+    """The stages of a ``tokenizer.json`` text (or its parsed object).
 
     ``model_parts``: ``(vocab, merges, merge ids)`` given apart from the JSON (a packed tokenizer)."""
     data = _parse(text, origin) if isinstance(text, str) else text
@@ -49,17 +70,26 @@ def tokenizer_from_json(text: str | dict[str, Any], *, origin: str = "tokenizer.
     pre_tokenizer = pre_tokenizer_from_json(data.get("pre_tokenizer"))
     model = _model(model_json, origin, byte_level=bool(pre_tokenizer and pre_tokenizer.byte_level), parts=model_parts)
     added = _added_tokens(data.get("added_tokens", []), model, origin)
-    tok = Tokenizer(
+    post_processor = post_processor_from_json(data.get("post_processor"))
+    parts = TokenizerParts(
         model,
         normalizer=normalizer_from_json(data.get("normalizer")),
         pre_tokenizer=pre_tokenizer,
-        post_processor=post_processor_from_json(data.get("post_processor")),
+        post_processor=post_processor,
         decoder=decoder_from_json(data.get("decoder")),
         added_tokens=added,
         source=data,
     )
-    _apply_padding_and_truncation(tok, data, origin)
-    return tok
+    try:
+        if isinstance(data.get("truncation"), dict):
+            max_length, stride, strategy, direction = truncation_from_json(data["truncation"])
+            room = max_length - (0 if post_processor is None else post_processor.added_tokens(False))
+            parts.truncation = truncation_settings(max_length, stride, strategy, direction, room)
+        if isinstance(data.get("padding"), dict):
+            parts.padding = padding_settings(*padding_from_json(data["padding"]))
+    except (InvalidInputError, ValueError) as exc:
+        raise VocabFormatError(f"{origin}: its truncation or padding cannot be used ({exc})") from None
+    return parts
 
 
 def _parse(text: str, origin: str) -> Any:
@@ -200,28 +230,6 @@ def _added_tokens(tokens: Any, model: BPEModel, origin: str) -> list[AddedToken]
     return out
 
 
-def _apply_padding_and_truncation(tok: Tokenizer, data: dict[str, Any], origin: str) -> None:
-    try:
-        _padding_and_truncation(tok, data)
-    except (InvalidInputError, ValueError) as exc:
-        raise VocabFormatError(f"{origin}: its truncation or padding cannot be used ({exc})") from None
-
-
-def _padding_and_truncation(tok: Tokenizer, data: dict[str, Any]) -> None:
-    trunc = data.get("truncation")
-    if isinstance(trunc, dict):
-        strategy = {"LongestFirst": "longest_first", "OnlyFirst": "only_first", "OnlySecond": "only_second"}.get(
-            trunc.get("strategy", "LongestFirst"), "longest_first")
-        tok.enable_truncation(int(trunc.get("max_length", 512)), int(trunc.get("stride", 0)), strategy,
-                              str(trunc.get("direction", "Right")).lower())
-    pad = data.get("padding")
-    if isinstance(pad, dict):
-        strategy = pad.get("strategy", "BatchLongest")
-        length = strategy.get("Fixed") if isinstance(strategy, dict) else None
-        tok.enable_padding(str(pad.get("direction", "Right")).lower(), int(pad.get("pad_id", 0)), int(pad.get("pad_type_id", 0)),
-                           str(pad.get("pad_token", "[PAD]")), length, pad.get("pad_to_multiple_of"))
-
-
 def rank_table_json(pattern: str, ranks: dict[bytes, int], special_tokens: dict[str, int]) -> dict[str, Any]:
     """A ``tokenizer.json`` that HF ``tokenizers`` encodes exactly as tiktoken encodes ``pattern`` +
     ``ranks``: the pattern written for Oniguruma, keeping matches only (``Removed`` + ``invert``:
@@ -248,4 +256,18 @@ def rank_table_json(pattern: str, ranks: dict[bytes, int], special_tokens: dict[
         "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
                   "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": True,
                   "vocab": vocab, "merges": merges},
+    }
+
+
+def gpt2_files_json(vocab: dict[str, int], merges: list[tuple[str, str]], pattern: str | None) -> dict[str, Any]:
+    """The ``tokenizer.json`` of GPT-2's two files (``vocab.json`` + ``merges.txt``), as HF's
+    ``BPE.from_file`` with a ByteLevel pre-tokenizer and decoder makes it: GPT-2's split, or
+    ``pattern`` (an Oniguruma regex) split first when given."""
+    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": pattern is None}
+    pre = byte_level if pattern is None else {"type": "Sequence", "pretokenizers": [
+        {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Isolated", "invert": False}, byte_level]}
+    return {
+        "version": "1.0", "added_tokens": [], "normalizer": None, "pre_tokenizer": pre, "post_processor": None,
+        "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+        "model": {"type": "BPE", "vocab": vocab, "merges": [list(pair) for pair in merges]},
     }

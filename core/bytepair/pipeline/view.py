@@ -5,61 +5,42 @@ Why: the analysis asks the same questions of a tiktoken encoding and of a ``toke
 two faces store the answers differently: ranks of token bytes (merging by the rank of the merged
 token, tiktoken's rule) or a vocabulary of visible strings plus a ranked list of pairs (merging by
 the rank of the pair, Hugging Face's rule). A :class:`TokenizerView` holds the answers in one shape,
-built only from the faces' public attributes, and :func:`load` turns a name or a path into a face.
+built only from the faces' public attributes (``analysis/load.py`` turns a name or a path into a
+face first).
 
->>> view = TokenizerView.of("r50k_base")
+>>> from bytepair import get_encoding
+>>> view = TokenizerView.of(get_encoding("r50k_base"))
 >>> view.kind, view.merge_rule, view.tokens[31373], view.specials
 ('encoding', 'token_rank', b'hello', {'<|endoftext|>': 50256})
 """
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from ..models.bpe.merge import apply_merges
 from ..text.byte_unicode import BYTE_TO_UNICODE, UNICODE_TO_BYTE
-from ..encoding import Encoding
-from ..errors import UnknownEncodingError
 from ..formats.rank_table import merge_below
 from ..models.bpe.pair_merge import pair_merge
 from ..models.bpe.rank_model import RankModel
-from ..tokenizer import Tokenizer
 
-__all__ = ["Face", "TokenizerView", "load"]
+if TYPE_CHECKING:  # pragma: no cover
+    from ..encoding import Encoding
+    from ..tokenizer import Tokenizer
 
-Face = Encoding | Tokenizer
+__all__ = ["TokenizerView", "is_tokenizer_face"]
+
+Face: TypeAlias = "Encoding | Tokenizer"
 _BYTE_TOKEN = re.compile(r"<0x([0-9A-Fa-f]{2})>")
 
 
-def load(spec: str | os.PathLike[str] | Face) -> Face:
-    """An ``Encoding`` or ``Tokenizer`` from an encoding name, a ``tokenizer.json`` path, a folder
-    holding one, or the object itself.
-
-    >>> load("cl100k_base")
-    <Encoding 'cl100k_base'>
-    >>> load("no_such_thing")
-    Traceback (most recent call last):
-    ...
-    bytepair.errors.UnknownEncodingError: 'no_such_thing' is neither an encoding name (see `bytepair list`) nor an existing tokenizer.json file or folder
-    """
-    if isinstance(spec, (Encoding, Tokenizer)):
-        return spec
-    from ..registry import get_encoding, list_encoding_names
-
-    text = os.fspath(spec)
-    if isinstance(spec, str) and text in list_encoding_names():
-        return get_encoding(text)
-    if os.path.isdir(text):
-        return Tokenizer.from_pretrained(text)
-    if os.path.isfile(text):
-        return Tokenizer.from_file(text)
-    raise UnknownEncodingError(
-        f"{text!r} is neither an encoding name (see `bytepair list`) nor an existing tokenizer.json file or folder"
-    )
+def is_tokenizer_face(face: Any) -> bool:
+    """Whether ``face`` has Hugging Face's API (a ``Tokenizer``) rather than tiktoken's (an ``Encoding``),
+    told by the added-token method only the former has."""
+    return hasattr(face, "get_added_tokens_decoder")
 
 
 @dataclass
@@ -91,13 +72,9 @@ class TokenizerView:
 
     # ---------------------------------------------------------------- building
     @classmethod
-    def of(cls, spec: str | os.PathLike[str] | Face) -> TokenizerView:
-        """The view of a face, or of what :func:`load` makes of a name or path."""
-        face = load(spec)
-        view = cls._of_encoding(face) if isinstance(face, Encoding) else cls._of_tokenizer(face)
-        if not isinstance(spec, (Encoding, Tokenizer)) and view.kind == "tokenizer.json":
-            view.name = os.fspath(spec)  # the path the user gave names it best
-        return view
+    def of(cls, face: Face) -> TokenizerView:
+        """The view of a face (an ``Encoding`` or a ``Tokenizer``)."""
+        return cls._of_tokenizer(face) if is_tokenizer_face(face) else cls._of_encoding(face)  # type: ignore[arg-type]
 
     @classmethod
     def _of_encoding(cls, enc: Encoding) -> TokenizerView:
@@ -177,7 +154,7 @@ class TokenizerView:
     def encode_ordinary(self, text: str) -> list[int]:
         """Ids of ``text`` with special-token text taken as text and no post-processing."""
         face = self.face
-        if isinstance(face, Encoding):
+        if not is_tokenizer_face(face):
             return face.encode_ordinary(text)
         return face.encode(text, add_special_tokens=False).ids
 

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from ..errors import InvalidArgumentError, InvalidInputError
 
-__all__ = ["SurrogateRepair", "repair_surrogates", "require_count", "require_str", "str_chunks"]
+__all__ = ["SurrogateRepair", "repair_surrogates", "require_count", "require_str", "require_words", "str_chunks"]
 
 _CHECK_CHARS = 1 << 18
 
@@ -20,6 +20,19 @@ def require_str(text: object, what: str = "text") -> None:
     if not isinstance(text, str):
         hint = " (decode bytes first, e.g. data.decode('utf-8'))" if isinstance(text, (bytes, bytearray)) else ""
         raise InvalidInputError(f"{what} must be a str, not {type(text).__name__}{hint}")
+
+
+def require_words(sequence: object, what: str) -> list[str]:
+    """A pre-tokenized ``sequence`` as a list of words, or :class:`InvalidInputError` saying what
+    ``is_pretokenized=True`` takes."""
+    if isinstance(sequence, str) or not isinstance(sequence, (list, tuple)):
+        raise InvalidInputError(
+            f"with is_pretokenized=True, {what} must be a list of words (str), not {type(sequence).__name__}; "
+            "pass one text without is_pretokenized"
+        )
+    for word in sequence:
+        require_str(word, f"each word of {what}")
+    return list(sequence)
 
 
 def require_count(value: object, what: str) -> None:

@@ -1,12 +1,17 @@
 """Training: byte-level BPE identical to Hugging Face's trainer, and the classic word-level BPE.
 
 ``counts`` (mergeable piece counts) -> ``pair_queue`` (incremental pair counts, lazy heap) ->
-``byte_level`` (ids, ``tokenizer.json``) / ``extend`` (continue from a tokenizer); ``classic`` is
-Sennrich-style BPE over words with "</w>". docs/TRAINING.md states every rule and how it was checked.
+``byte_level`` (ids, the ``tokenizer.json``) / ``extend`` (continue from a tokenizer); ``classic`` is
+Sennrich-style BPE over words with "</w>"; ``progress`` reports on the way (tqdm, or a callback).
+docs/TRAINING.md states every rule and how it was checked.
+
+A trainer's result is data (a ``tokenizer.json``, a merges list): the faces sit above the trainers,
+so ``bytepair.train`` (``training.py``) makes the ``Tokenizer`` of it.
 """
 
-from .byte_level import train, train_from_counts
+from .byte_level import Trained, train_tokenizer_json, train_tokenizer_json_from_counts
 from .classic import ClassicBPE, load_classic, train_classic
 from .counts import count_pieces
 
-__all__ = ["ClassicBPE", "count_pieces", "load_classic", "train", "train_classic", "train_from_counts"]
+__all__ = ["ClassicBPE", "Trained", "count_pieces", "load_classic", "train_classic", "train_tokenizer_json",
+           "train_tokenizer_json_from_counts"]

@@ -1,7 +1,7 @@
 """Byte-level BPE training with the merges and vocabulary of Hugging Face's ``BpeTrainer``.
 
-``train(texts, vocab_size, pattern=..., special_tokens=..., min_frequency=..., max_token_length=...)``
-gives the ``bytepair.Tokenizer`` that ``tokenizers`` 0.23.3 trains with the same settings (initial
+``train_tokenizer_json(texts, vocab_size, pattern=..., special_tokens=..., min_frequency=...,
+max_token_length=...)`` gives the ``tokenizer.json`` that ``tokenizers`` 0.23.3 trains with the same settings (initial
 alphabet: the 256 ByteLevel characters; pre-tokenizer as ``counts.py`` describes), ties included:
 
 * ids: the special tokens in the order given, then the 256 ByteLevel characters sorted by code point
@@ -13,39 +13,43 @@ alphabet: the 256 ByteLevel characters; pre-tokenizer as ``counts.py`` describes
   the special tokens get their ids and are matched whole when encoding.
 
 Counting (``counts.py``) and merging are separate so that shards can be counted anywhere:
-``train(texts, ...) == train_from_counts(count_pieces(texts, pattern), ...)``.
+``train_tokenizer_json(texts, ...) == train_tokenizer_json_from_counts(count_pieces(texts, pattern), ...)``. The result is data
+(:class:`Trained`: the ``tokenizer.json`` and, when extending, special tokens to add after it);
+``bytepair.train`` (``training.py``) makes the ``Tokenizer`` of it.
 
->>> tok = train(["low lower lowest"] * 3, 262, pattern="gpt2", show_progress=False)
->>> tok.encode("lowest").tokens
-['low', 'e', 'st']
->>> tok.get_vocab_size()
-262
+>>> trained = train_tokenizer_json(["low lower lowest"] * 3, 262, pattern="gpt2", show_progress=False)
+>>> trained.data["model"]["merges"][:3], len(trained.data["model"]["vocab"])
+([['l', 'o'], ['lo', 'w'], ['Ġ', 'low']], 262)
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, NamedTuple
 
 from ..text.byte_unicode import BYTE_TO_UNICODE
-from ..errors import InvalidInputError, TrainingError
-from ..text.checks import repair_surrogates
+from ..errors import TrainingError
 from .counts import PiecePattern, count_with, resolve_pattern
-from .pair_queue import learn_merges
+from .extend import BaseModel, extend_from_counts
+from .pair_queue import learn_merges, merge_list, piece_words
 from .progress import MergeCallback, ProgressCallback, Reporter
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ..tokenizer import Tokenizer
-
-__all__ = ["train", "train_from_counts"]
+__all__ = ["Trained", "train_tokenizer_json", "train_tokenizer_json_from_counts"]
 
 DEFAULT_PATTERN = "o200k_base"
 ALPHABET: tuple[str, ...] = tuple(sorted(BYTE_TO_UNICODE.values()))
 """The 256 ByteLevel characters in HF's id order (by code point)."""
 
 
-def train(
+class Trained(NamedTuple):
+    """What training gives: the ``tokenizer.json`` (as its parsed object) and the special tokens to
+    add once it is loaded (``Tokenizer.add_special_tokens``: new ones asked for when extending)."""
+
+    data: dict[str, Any]
+    add_special: list[str]
+
+
+def train_tokenizer_json(
     texts: Iterable[str],
     vocab_size: int,
     *,
@@ -55,9 +59,9 @@ def train(
     max_token_length: int | None = None,
     show_progress: bool | None = None,
     progress: ProgressCallback | None = None,
-    base: Tokenizer | None = None,
+    base: Any = None,
     on_merge: MergeCallback | None = None,
-) -> Tokenizer:
+) -> Trained:
     """Train a byte-level BPE tokenizer on ``texts`` (any iterable of str), HF-identical.
 
     ``pattern``: an encoding name or a regex (default ``"o200k_base"``, or the base's own).
@@ -68,20 +72,18 @@ def train(
     _check_options(vocab_size, special_tokens, min_frequency, max_token_length)
     reporter = Reporter(show_progress, progress, on_merge)
     if base is not None:
-        from .extend import BaseModel
-
         plan = BaseModel(base, pattern)
         split = plan.split
     else:
         split = resolve_pattern(DEFAULT_PATTERN if pattern is None else pattern).split
     reporter.stage("count", None)
     counts = count_with(texts, split, on_text=reporter.update if reporter.active else None)
-    return train_from_counts(counts, vocab_size, pattern=pattern, special_tokens=special_tokens,
+    return train_tokenizer_json_from_counts(counts, vocab_size, pattern=pattern, special_tokens=special_tokens,
                              min_frequency=min_frequency, max_token_length=max_token_length, base=base,
                              _reporter=reporter)
 
 
-def train_from_counts(
+def train_tokenizer_json_from_counts(
     counts: Mapping[str, int],
     vocab_size: int,
     *,
@@ -91,21 +93,19 @@ def train_from_counts(
     max_token_length: int | None = None,
     show_progress: bool | None = None,
     progress: ProgressCallback | None = None,
-    base: Tokenizer | None = None,
+    base: Any = None,
     on_merge: MergeCallback | None = None,
     _reporter: Reporter | None = None,
-) -> Tokenizer:
+) -> Trained:
     """Train from piece counts (``count_pieces``' result, or the sum of several); same options as
-    :func:`train`. ``pattern`` must be the one the pieces were counted with."""
+    :func:`train_tokenizer_json`. ``pattern`` must be the one the pieces were counted with."""
     _check_options(vocab_size, special_tokens, min_frequency, max_token_length)
     reporter = _reporter or Reporter(show_progress, progress, on_merge)
     try:
         if base is not None:
-            from .extend import extend_from_counts
-
-            return extend_from_counts(base, counts, vocab_size, pattern=pattern, special_tokens=special_tokens,
-                                      min_frequency=min_frequency, max_token_length=max_token_length,
-                                      reporter=reporter)
+            return Trained(*extend_from_counts(base, counts, vocab_size, pattern=pattern, special_tokens=special_tokens,
+                                               min_frequency=min_frequency, max_token_length=max_token_length,
+                                               reporter=reporter))
         spec = resolve_pattern(DEFAULT_PATTERN if pattern is None else pattern)
         tokens = initial_tokens(special_tokens)
         if vocab_size < len(tokens):
@@ -122,7 +122,7 @@ def train_from_counts(
                      max_token_length=max_token_length, on_merge=reporter.merge_hook(merges, tokens), learned=merges)
     finally:
         reporter.close()
-    return _tokenizer(spec, tokens, merges, list(special_tokens))
+    return Trained(_tokenizer_json(spec, tokens, merges, list(special_tokens)), [])
 
 
 def _check_options(vocab_size: Any, special_tokens: Any, min_frequency: Any, max_token_length: Any) -> None:
@@ -162,43 +162,9 @@ def initial_tokens(special_tokens: Sequence[str]) -> dict[int, str]:
     return tokens
 
 
-def piece_words(counts: Mapping[str, int], to_ids: Any) -> tuple[list[list[int]], list[int]]:
-    """Each counted piece as a list of ids (``to_ids(utf8_bytes)``) with its count; pieces counted
-    zero or less are left out. Raises if nothing is left (an empty corpus)."""
-    if not isinstance(counts, Mapping):
-        raise InvalidInputError(f"counts must be a mapping piece -> count (count_pieces' Counter), not {type(counts).__name__}")
-    words: list[list[int]] = []
-    weights: list[int] = []
-    for piece, c in counts.items():
-        if not isinstance(piece, str) or not isinstance(c, int):
-            raise InvalidInputError(f"counts must map str pieces to int counts; found {piece!r}: {c!r}")
-        if c <= 0 or not piece:
-            continue
-        try:
-            data = piece.encode("utf-8")
-        except UnicodeEncodeError:
-            data = repair_surrogates(piece).encode("utf-8")
-        words.append(to_ids(data))
-        weights.append(c)
-    if not words:
-        raise TrainingError("the corpus is empty (no text, or only empty strings): give texts with some content")
-    return words, weights
-
-
-def merge_list(merges: list[tuple[int, int, int]], tokens: Mapping[int, str]) -> list[list[str]]:
-    """The merges as ``tokenizer.json`` lists them: a pair merged twice keeps its last rank (HF keeps
-    one entry per pair), in rank order."""
-    last: dict[tuple[int, int], int] = {}
-    for rank, (a, b, _) in enumerate(merges):
-        last[(a, b)] = rank
-    return [[tokens[a], tokens[b]] for (a, b), _ in sorted(last.items(), key=lambda item: item[1])]
-
-
-def _tokenizer(spec: PiecePattern, tokens: dict[int, str], merges: list[tuple[int, int, int]],
-               special_tokens: list[str]) -> Tokenizer:
-    from ..tokenizer import Tokenizer
-
-    data = {
+def _tokenizer_json(spec: PiecePattern, tokens: dict[int, str], merges: list[tuple[int, int, int]],
+                    special_tokens: list[str]) -> dict[str, Any]:
+    return {
         "version": "1.0",
         "truncation": None,
         "padding": None,
@@ -218,4 +184,3 @@ def _tokenizer(spec: PiecePattern, tokens: dict[int, str], merges: list[tuple[in
             "merges": merge_list(merges, tokens),
         },
     }
-    return Tokenizer.from_str(json.dumps(data, ensure_ascii=False))

@@ -21,11 +21,12 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..text.byte_unicode import BYTE_TO_UNICODE
-from ..errors import InvalidInputError, TrainingError
+from ..errors import TrainingError
+from ..pipeline.tokenizer_json import renumbered_by_hf
 from ..pre_tokenizers import GPT2_PATTERN
+from ..text.byte_unicode import BYTE_TO_UNICODE
 from .counts import resolve_pattern
-from .pair_queue import learn_merges
+from .pair_queue import learn_merges, merge_list, piece_words
 from .progress import Reporter
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -52,11 +53,7 @@ class BaseModel:
     """What training needs from a base tokenizer: its JSON, pieces, ids and merges."""
 
     def __init__(self, base: Tokenizer, pattern: str | None = None) -> None:
-        from ..tokenizer import Tokenizer
-
-        if not isinstance(base, Tokenizer):
-            raise InvalidInputError(f"base must be a bytepair.Tokenizer (e.g. Tokenizer.from_file('tokenizer.json')), "
-                                    f"not {type(base).__name__}")
+        """``base``: a ``bytepair.Tokenizer`` (``bytepair.train`` checks it is one)."""
         self.tokenizer = base
         self.data: dict[str, Any] = json.loads(base.to_str())
         model = self.data.get("model") or {}
@@ -120,12 +117,9 @@ class BaseModel:
 
 def extend_from_counts(base: Tokenizer, counts: Mapping[str, int], vocab_size: int, *, pattern: str | None,
                        special_tokens: Sequence[str], min_frequency: int, max_token_length: int | None,
-                       reporter: Reporter) -> Tokenizer:
-    """``train_from_counts(..., base=base)``: see the module docstring."""
-    from ..pipeline.tokenizer_json import renumbered_by_hf
-    from ..tokenizer import Tokenizer
-    from .byte_level import piece_words
-
+                       reporter: Reporter) -> tuple[dict[str, Any], list[str]]:
+    """``train_from_counts(..., base=base)``: see the module docstring. Returns the extended
+    ``tokenizer.json`` and the new special tokens to add once it is loaded."""
     plan = BaseModel(base, pattern)
     tokens = dict(plan.tokens)
     size = base.get_vocab_size(with_added_tokens=True)
@@ -148,13 +142,8 @@ def extend_from_counts(base: Tokenizer, counts: Mapping[str, int], vocab_size: i
     vocab = model.setdefault("vocab", {})
     for _, _, new in merges:
         vocab.setdefault(tokens[new], new)
-    from .byte_level import merge_list
-
     extra = merge_list(merges, tokens)
     model["merges"] = list(model.get("merges") or []) + ([" ".join(m) for m in extra] if plan.merges_as_text else extra)
     # The new tokens sit after the added ones: added tokens the vocabulary lacks must join it to keep their ids.
     vocab.update(renumbered_by_hf(vocab, [(t["content"], t["id"]) for t in data.get("added_tokens") or []]))
-    tok = Tokenizer.from_str(json.dumps(data, ensure_ascii=False))
-    if new_specials:
-        tok.add_special_tokens(new_specials)
-    return tok
+    return data, new_specials

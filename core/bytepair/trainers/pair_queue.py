@@ -37,10 +37,14 @@ Pairs are packed into one int, ``left << shift | right``, so that heap entries c
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from heapq import heapify, heappop, heappush
+from typing import Any
 
-__all__ = ["learn_merges"]
+from ..errors import InvalidInputError, TrainingError
+from ..text.checks import repair_surrogates
+
+__all__ = ["learn_merges", "merge_list", "piece_words"]
 
 Progress = Callable[[int], None]
 
@@ -200,3 +204,35 @@ def _merge_words(
         except ValueError:
             pass
     return fresh
+
+
+def piece_words(counts: Mapping[str, int], to_ids: Any) -> tuple[list[list[int]], list[int]]:
+    """Each counted piece as a list of ids (``to_ids(utf8_bytes)``) with its count; pieces counted
+    zero or less are left out. Raises if nothing is left (an empty corpus)."""
+    if not isinstance(counts, Mapping):
+        raise InvalidInputError(f"counts must be a mapping piece -> count (count_pieces' Counter), not {type(counts).__name__}")
+    words: list[list[int]] = []
+    weights: list[int] = []
+    for piece, c in counts.items():
+        if not isinstance(piece, str) or not isinstance(c, int):
+            raise InvalidInputError(f"counts must map str pieces to int counts; found {piece!r}: {c!r}")
+        if c <= 0 or not piece:
+            continue
+        try:
+            data = piece.encode("utf-8")
+        except UnicodeEncodeError:
+            data = repair_surrogates(piece).encode("utf-8")
+        words.append(to_ids(data))
+        weights.append(c)
+    if not words:
+        raise TrainingError("the corpus is empty (no text, or only empty strings): give texts with some content")
+    return words, weights
+
+
+def merge_list(merges: list[tuple[int, int, int]], tokens: Mapping[int, str]) -> list[list[str]]:
+    """The merges as ``tokenizer.json`` lists them: a pair merged twice keeps its last rank (HF keeps
+    one entry per pair), in rank order."""
+    last: dict[tuple[int, int], int] = {}
+    for rank, (a, b, _) in enumerate(merges):
+        last[(a, b)] = rank
+    return [[tokens[a], tokens[b]] for (a, b), _ in sorted(last.items(), key=lambda item: item[1])]

@@ -72,7 +72,7 @@ from ..errors import (
 )
 from ..incremental import IncrementalEncoder, line_blocks, safe_prefix_end
 from ..text.offsets import utf16_offsets
-from ..text.reading import TokenCounter
+from ..pipeline.blocks import TokenCounter
 from ..registry import (
     encoding_name_for_model,
     get_encoding,
@@ -1030,7 +1030,7 @@ def train_finish(handle: int, vocab_size: Any, special_tokens: Any, min_frequenc
     import json
     import time
 
-    from ..trainers import train_from_counts
+    from ..training import train_from_counts
 
     training = _training(handle)
     del _trainings[handle]

@@ -19,13 +19,14 @@ those characters' ids, which is the same thing without building the visible stri
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from operator import add, itemgetter
 from random import Random
 
 from ...text.byte_unicode import BYTE_TO_UNICODE, visible_to_bytes
 from .char_merge import LazyCharMerge, PairCharStarts
-from ...errors import VocabFormatError
+from ...errors import UnsavableError, VocabFormatError
+from ...formats.rank_table import ranks_from_merges
 from .pair_merge import MergeTable, pair_merge
 
 __all__ = ["BPEModel"]
@@ -133,6 +134,19 @@ class BPEModel:
         return len(self.vocab)
 
     # ---------------------------------------------------------------- encoding
+    def rank_table(self, exclude: Collection[str] = ()) -> dict[bytes, int]:
+        """Token bytes -> id (tiktoken's ranks), for byte-level BPE whose merges follow id order;
+        ``exclude``: tokens left out (added tokens, which a rank table does not hold). Else
+        :class:`~bytepair.errors.UnsavableError` says why (``formats/rank_table.py`` checks the order)."""
+        if not self.byte_level or self.byte_fallback or self.continuing_subword_prefix or self.end_of_word_suffix:
+            kind = "byte-fallback (<0xNN> tokens, as Llama 2)" if self.byte_fallback else "not byte-level"
+            raise UnsavableError(
+                f"this BPE model is {kind}: its tokens are text pieces, not the byte strings a rank table "
+                "(.tiktoken, minbpe) holds; save it as tokenizer.json or vocab.json + merges.txt instead"
+            )
+        vocab = {token: i for token, i in self.vocab.items() if token not in exclude} if exclude else self.vocab
+        return ranks_from_merges(vocab, self.merges)
+
     def encode_piece(self, piece: str, *, dropout: float = 0.0, rng: Random | None = None) -> tuple[int, ...]:
         """Token ids of one piece. With ``dropout`` > 0 each merge is skipped with that probability,
         drawing from ``rng`` (BPE-dropout; ``ignore_merges`` is then not applied, as in HF). The

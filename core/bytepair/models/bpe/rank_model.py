@@ -20,15 +20,16 @@ from typing import TYPE_CHECKING
 from random import Random
 
 from .merge import apply_merges, merge_dropout, merge_three
-from .char_merge import CharStarts, Fragments, LazyCharMerge
+from .char_merge import CharStarts, Fragments, LazyCharMerge, fragment_tables, pack_fragments
 from ...text.byte_unicode import bytes_to_visible, visible_to_bytes
 from .long_pieces import LongPieceEncoder
-from .pair_check import TWO_TOKEN_MAX_BYTES, PairCheck
+from .pair_check import TWO_TOKEN_MAX_BYTES, PairCheck, merge_splits
+from ...formats.packed_ranks import pack_ranks
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..piece_cache import PieceCache
 
-__all__ = ["RankModel"]
+__all__ = ["RankModel", "pack_rank_file"]
 
 
 class RankModel:
@@ -119,3 +120,20 @@ class RankModel:
 
     def piece_byte_lengths(self, piece: str, ids: tuple[int, ...]) -> list[int]:
         return [self.token_byte_length[i] for i in ids]
+
+
+def pack_rank_file(ranks: dict[bytes, int], *, name: str, source_sha256: str | None = None) -> bytes:
+    """A ``.bpr`` file (``formats/packed_ranks.py``) of ``ranks`` with this model's tables worked out
+    once and stored beside them: ``char_merge``'s fragment tables and ``pair_check``'s merge splits.
+
+    >>> from bytepair.formats import read_packed_ranks
+    >>> ranks = {bytes([b]): b for b in range(256)} | {b"ab": 256, b"abc": 257}
+    >>> packed = read_packed_ranks(pack_rank_file(ranks, name="tiny"))
+    >>> packed.ranks() == ranks, packed.splits[256:]
+    (True, b'\\x01\\x02')
+    """
+    tokens = [b""] * (max(ranks.values(), default=-1) + 1)
+    for token, rank in ranks.items():
+        tokens[rank] = token
+    return pack_ranks(ranks, name=name, source_sha256=source_sha256,
+                      char_fragments=pack_fragments(fragment_tables(tokens)), merge_splits=merge_splits(ranks, tokens))

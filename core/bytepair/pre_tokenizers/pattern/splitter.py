@@ -20,7 +20,7 @@ from .astral import AstralStandIns, NoStandInError
 from .translate import UntranslatablePatternError, translate
 from .unicode_classes import class_ranges
 
-__all__ = ["Pretokenizer", "compile_cut_finders", "digit_group_of"]
+__all__ = ["Pretokenizer", "compile_cut_finders", "digit_group_of", "has_astral"]
 
 
 
@@ -35,7 +35,7 @@ def _astral_count(text: str) -> int:
     return len(text.encode("utf-16-le", "surrogatepass")) // 2 - len(text)
 
 
-def _has_astral(text: str) -> bool:
+def has_astral(text: str) -> bool:
     """Whether a character above U+FFFF occurs."""
     return _astral_count(text) > 0
 
@@ -269,7 +269,7 @@ class Pretokenizer:
 
     def _matchable(self, text: str) -> str | None:
         """The text to run the pattern on if it differs from ``text`` (astral stand-ins), else None."""
-        if self._stand_ins is None or text.isascii() or not _has_astral(text):
+        if self._stand_ins is None or text.isascii() or not has_astral(text):
             return None
         return self._stand_ins.substitute(text)
 

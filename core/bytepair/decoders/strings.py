@@ -1,0 +1,94 @@
+"""Decoders that rewrite token strings: SentencePiece's marker (``Metaspace``), ``Fuse``, ``Strip``,
+``Replace`` and classic BPE's end-of-word suffix (``BPEDecoder``).
+
+>>> Metaspace().decode(["▁Hey", "▁friend"])
+'Hey friend'
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import Decoder
+
+__all__ = ["BPEDecoder", "Fuse", "Metaspace", "Replace", "Strip"]
+
+
+class Metaspace(Decoder):
+    """"▁" back to spaces; the first token loses the marker that was put in front (unless the
+    prepend scheme is "never")."""
+
+    def __init__(self, replacement: str = "\u2581", prepend_scheme: str = "always", split: bool = True) -> None:
+        self.replacement, self.prepend_scheme, self.split = replacement, prepend_scheme, split
+
+    def decode_chain(self, tokens: list[str]) -> list[str]:
+        out = []
+        for i, token in enumerate(tokens):
+            text = token.replace(self.replacement, " ")
+            if i == 0 and self.prepend_scheme != "never" and text.startswith(" "):
+                text = text[1:]
+            out.append(text)
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "Metaspace", "replacement": self.replacement, "prepend_scheme": self.prepend_scheme, "split": self.split}
+
+
+class Fuse(Decoder):
+    """All tokens joined into one."""
+
+    def decode_chain(self, tokens: list[str]) -> list[str]:
+        return ["".join(tokens)]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "Fuse"}
+
+
+class Strip(Decoder):
+    """Up to ``start`` copies of ``content`` removed from the front of each token, ``stop`` from its end."""
+
+    def __init__(self, content: str = " ", start: int = 0, stop: int = 0) -> None:
+        self.content, self.start, self.stop = content, start, stop
+
+    def decode_chain(self, tokens: list[str]) -> list[str]:
+        out = []
+        for token in tokens:
+            chars = list(token)
+            head = 0
+            while head < self.start and head < len(chars) and chars[head] == self.content:
+                head += 1
+            tail = len(chars)
+            while len(chars) - tail < self.stop and tail > head and chars[tail - 1] == self.content:
+                tail -= 1
+            out.append("".join(chars[head:tail]))
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "Strip", "content": self.content, "start": self.start, "stop": self.stop}
+
+
+class Replace(Decoder):
+    """``pattern`` replaced by ``content`` in each token."""
+
+    def __init__(self, pattern: str, content: str) -> None:
+        self.pattern, self.content = pattern, content
+
+    def decode_chain(self, tokens: list[str]) -> list[str]:
+        return [token.replace(self.pattern, self.content) for token in tokens]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "Replace", "pattern": {"String": self.pattern}, "content": self.content}
+
+
+class BPEDecoder(Decoder):
+    """Classic BPE's end-of-word ``suffix`` (``</w>``) becomes a space, except after the last token."""
+
+    def __init__(self, suffix: str = "</w>") -> None:
+        self.suffix = suffix
+
+    def decode_chain(self, tokens: list[str]) -> list[str]:
+        last = len(tokens) - 1
+        return [token.replace(self.suffix, "" if i == last else " ") for i, token in enumerate(tokens)]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "BPEDecoder", "suffix": self.suffix}

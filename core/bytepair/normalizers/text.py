@@ -1,0 +1,108 @@
+"""Normalizers that rewrite text by rules: ``Strip``, ``Replace``, ``Prepend``, ``Lowercase``, ``StripAccents``.
+
+>>> Replace(" ", "▁").normalize_aligned("a b")
+('a▁b', [(0, 1), (1, 2), (2, 3)])
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any
+
+from ..pre_tokenizers.pattern.translate import translate
+from .base import Alignment, Normalizer, PerCharacter, identity_alignment
+
+__all__ = ["Lowercase", "Prepend", "Replace", "Strip", "StripAccents"]
+
+
+class Strip(Normalizer):
+    """Whitespace removed at the start (``left``) and/or end (``right``)."""
+
+    def __init__(self, left: bool = True, right: bool = True) -> None:
+        self.left, self.right = left, right
+
+    def normalize_aligned(self, text: str) -> tuple[str, Alignment | None]:
+        start, end = 0, len(text)
+        if self.left:
+            start = len(text) - len(text.lstrip())
+        if self.right:
+            end = max(start, len(text.rstrip()))
+        if start == 0 and end == len(text):
+            return text, None
+        return text[start:end], [(i, i + 1) for i in range(start, end)]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "Strip", "strip_left": self.left, "strip_right": self.right}
+
+
+class Replace(Normalizer):
+    """Every match of a string or regex replaced by ``content``; the new characters align with the
+    match's last character (as HF aligns them)."""
+
+    def __init__(self, pattern: str, content: str, *, is_regex: bool = False) -> None:
+        self.pattern, self.content, self.is_regex = pattern, content, is_regex
+        self._regex = re.compile(translate(pattern, dialect="onig").pattern if is_regex else re.escape(pattern))
+
+    def normalize(self, text: str) -> str:
+        if not self.is_regex:
+            return text.replace(self.pattern, self.content)
+        return self._regex.sub(lambda _: self.content, text)
+
+    def normalize_aligned(self, text: str) -> tuple[str, Alignment | None]:
+        if self._regex.search(text) is None:
+            return text, None
+        out: list[str] = []
+        align: Alignment = []
+        pos = 0
+        for match in self._regex.finditer(text):
+            s, e = match.span()
+            if s == e:
+                continue
+            out.append(text[pos:s])
+            align.extend((i, i + 1) for i in range(pos, s))
+            out.append(self.content)
+            align.extend([(e - 1, e)] * len(self.content))  # HF aligns them with the match's last character
+            pos = e
+        out.append(text[pos:])
+        align.extend((i, i + 1) for i in range(pos, len(text)))
+        return "".join(out), align
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "Replace", "pattern": {"Regex" if self.is_regex else "String": self.pattern}, "content": self.content}
+
+
+class Prepend(Normalizer):
+    """``prepend`` put in front of non-empty text (aligned with the first character)."""
+
+    def __init__(self, prepend: str) -> None:
+        self.prepend = prepend
+
+    def normalize(self, text: str) -> str:
+        return self.prepend + text if text else text
+
+    def normalize_aligned(self, text: str) -> tuple[str, Alignment | None]:
+        if not text:
+            return text, None
+        return self.prepend + text, [(0, 1)] * len(self.prepend) + identity_alignment(len(text))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "Prepend", "prepend": self.prepend}
+
+
+def _strip_accents(ch: str) -> str:
+    return "" if unicodedata.category(ch) in ("Mn", "Mc", "Me") else ch
+
+
+class Lowercase(PerCharacter):
+    """Every character lower-cased (``str.lower``), as HF's ``normalizers.Lowercase()``."""
+
+    def __init__(self) -> None:
+        super().__init__("Lowercase", str.lower)
+
+
+class StripAccents(PerCharacter):
+    """Combining marks removed (run it after NFD / NFKD, as in HF)."""
+
+    def __init__(self) -> None:
+        super().__init__("StripAccents", _strip_accents)

@@ -1,0 +1,255 @@
+"""A ``tokenizer.json``'s stages run in order: added tokens -> normalizer -> pre-tokenizer -> model.
+
+Why an object of its own: ``Tokenizer`` is Hugging Face's API (pairs, truncation, padding, batches,
+saving); how one text becomes ids, tokens, offsets and word ids is this pipeline's work, in two
+forms: :meth:`TokenizerPipeline.ids` (the fast path: ids only, through the engine's piece cache) and
+:meth:`TokenizerPipeline.encode` (every field, offsets mapped back through the normalizer's
+alignment). Going back, :meth:`TokenizerPipeline.tokens_of` is what the decoder is given.
+
+>>> from bytepair import Tokenizer
+>>> pipeline = Tokenizer.from_encoding("cl100k_base").pipeline
+>>> [ids for ids in pipeline.ids("hi <|endoftext|>")]
+[(6151,), (220,), (100257,)]
+>>> seq = pipeline.encode("hi 🫠", type_id=0)
+>>> seq.tokens, seq.offsets
+(['hi', 'ĠðŁ', '«', 'ł'], [(0, 2), (2, 4), (3, 4), (3, 4)])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from itertools import chain
+from typing import Any
+
+from ..added_tokens.vocabulary import AddedVocabulary
+from ..errors import InvalidInputError, InvalidTokenError
+from ..pre_tokenizers import Metaspace, PreTokenizer
+from ..pre_tokenizers import Sequence as PreSequence
+from ..processors.base import Piecewise
+from ..text.checks import repair_surrogates
+from ..text.offsets import token_spans
+from .engine import Engine
+
+__all__ = ["TokenizerPipeline"]
+
+PieceIds = Callable[[str], tuple[int, ...]]
+
+
+class TokenizerPipeline:
+    """The stages of one ``tokenizer.json`` (see the module docstring); ``skip_special`` (HF's
+    ``encode_special_tokens``) makes special added tokens in the text ordinary text."""
+
+    def __init__(self, added: AddedVocabulary, normalizer: Any, pre_tokenizer: PreTokenizer | None, model: Any,
+                 engine: Engine) -> None:
+        self.added = added
+        self.normalizer = normalizer
+        self.pre_tokenizer = pre_tokenizer
+        self.model = model
+        self.engine = engine
+        self.skip_special = False
+        self._metaspaces = _metaspaces(pre_tokenizer)
+        self._token_strings = _IdStrings(self.id_to_token)
+
+    # ---------------------------------------------------------------- vocabulary
+    def token_to_id(self, token: str) -> int | None:
+        found = self.added.token_to_id(token)
+        return found if found is not None else self.model.token_to_id(token)
+
+    def id_to_token(self, token_id: int) -> str | None:
+        found = self.added.id_to_token(token_id)
+        return found if found is not None else self.model.id_to_token(token_id)
+
+    # ---------------------------------------------------------------- ids
+    def ids(self, text: str) -> Iterator[tuple[int, ...]]:
+        """Ids of one text without post-processing, as a stream of tuples (the fast path)."""
+        text = repair_surrogates(text)
+        for segment, token_id, start, _ in self.added.split(text, normalized=False, skip_special=self.skip_special):
+            if token_id is not None:
+                yield (token_id,)
+                continue
+            if self.normalizer is not None:
+                segment = self.normalizer.normalize(segment)
+            for part, part_id, _, _ in self.added.split(segment, normalized=True, skip_special=self.skip_special, normalizer=self.normalizer):
+                if part_id is not None:
+                    yield (part_id,)
+                    continue
+                self._set_first(start == 0)
+                yield from self.engine.piece_ids(part)
+
+    def id_chunks(self, text: str) -> Iterable[tuple[int, ...]]:
+        """``ids`` for a caller that reads everything: the same tuples, chained in C rather than
+        passed through a generator one piece at a time (~5% of a first pass on Chinese). Each
+        segment is split when it is reached in the loop, as in ``ids``, so the Metaspace flag set
+        before it holds; a pre-tokenizer that splits lazily, block by block, keeps ``ids``."""
+        if self.engine.cuttable:
+            return self.ids(text)
+        text = repair_surrogates(text)
+        chunks: list[Iterable[tuple[int, ...]]] = []
+        for segment, token_id, start, _ in self.added.split(text, normalized=False, skip_special=self.skip_special):
+            if token_id is not None:
+                chunks.append(((token_id,),))
+                continue
+            if self.normalizer is not None:
+                segment = self.normalizer.normalize(segment)
+            for part, part_id, _, _ in self.added.split(segment, normalized=True, skip_special=self.skip_special, normalizer=self.normalizer):
+                if part_id is not None:
+                    chunks.append(((part_id,),))
+                    continue
+                self._set_first(start == 0)
+                chunks.append(self.engine.piece_ids(part))
+        return chain.from_iterable(chunks)
+
+    def _set_first(self, first: bool) -> None:
+        for step in self._metaspaces:
+            step.first_segment = first
+
+    # ---------------------------------------------------------------- every field
+    def encode(self, text: str, type_id: int, piece_ids: PieceIds | None = None) -> Piecewise:
+        """One sequence with tokens, offsets into ``text`` and word ids; ``piece_ids`` gives a
+        piece's ids (default: the engine's cache)."""
+        ids_of = self.engine.cache.__getitem__ if piece_ids is None else piece_ids
+        repaired = repair_surrogates(text)
+        out = Piecewise()
+        word = 0
+        for segment, token_id, start, end in self.added.split(repaired, normalized=False, skip_special=self.skip_special):
+            if token_id is not None:
+                out.add_added_token(token_id, segment, (start, end), type_id, word)  # with what lstrip/rstrip took
+                word += 1
+                continue
+            if self.normalizer is not None:
+                normalized, align = self.normalizer.normalize_aligned(segment)
+            else:
+                normalized, align = segment, None
+            for part, part_id, p_start, p_end in self.added.split(normalized, normalized=True, skip_special=self.skip_special, normalizer=self.normalizer):
+                o_start, o_end = _to_original(align, p_start, p_end, start)
+                if part_id is not None:
+                    out.add_added_token(part_id, part, (o_start, o_end), type_id, word)
+                    word += 1
+                    continue
+                self._set_first(start == 0)
+                pieces_done = self._fast_offsets(out, part, p_start, align, start, type_id, word, ids_of)
+                if pieces_done is not None:
+                    word += pieces_done
+                    continue
+                spans = [(part, 0, len(part))] if self.pre_tokenizer is None else self.pre_tokenizer.spans(part)
+                for piece, s, e in spans:
+                    ids = ids_of(piece)
+                    for token_id2, (ts, te) in zip(ids, self._token_char_spans(piece, ids, s, e)):
+                        out.ids.append(token_id2)
+                        out.tokens.append(self.id_to_token(token_id2) or "")
+                        out.offsets.append(_to_original(align, p_start + ts, p_start + te, start))
+                        out.type_ids.append(type_id)
+                        out.special_tokens_mask.append(0)
+                        out.word_ids.append(word)
+                        out.sequence_ids.append(type_id)
+                    word += 1
+        return out
+
+    def _fast_offsets(self, out: Piecewise, part: str, p_start: int, align: list[tuple[int, int]] | None, base: int,
+                      type_id: int, word: int, ids_of: PieceIds) -> int | None:
+        """Tokens of ``part`` appended with offsets computed in bulk (C loops), when the pieces are
+        ``part`` cut without rewriting and the model is byte-level: returns the number of pieces
+        (words); None (nothing appended) otherwise."""
+        lengths_of = self.model.token_byte_length
+        if lengths_of is None:
+            return None
+        pieces = self.engine.split(part)
+        if sum(map(len, pieces)) != len(part):
+            return None
+        per_piece = list(map(ids_of, pieces))
+        ids = [i for piece_ids in per_piece for i in piece_ids]
+        found = token_spans(part.encode("utf-8", "surrogatepass"), map(lengths_of.__getitem__, ids))
+        if found is None:
+            return None
+        starts, ends = found
+        out.ids += ids
+        out.tokens += map(self._token_strings.__getitem__, ids)
+        if align is None:
+            shift = base + p_start
+            out.offsets += zip((shift + s for s in starts), (shift + e for e in ends))
+        else:
+            out.offsets += (_to_original(align, p_start + s, p_start + e, base) for s, e in zip(starts, ends))
+        n = len(ids)
+        out.type_ids += [type_id] * n
+        out.special_tokens_mask += [0] * n
+        out.word_ids += [w for w, piece_ids in enumerate(per_piece, word) for _ in piece_ids]
+        out.sequence_ids += [type_id] * n
+        return len(pieces)
+
+    def _token_char_spans(self, piece: str, ids: tuple[int, ...], start: int, end: int) -> list[tuple[int, int]]:
+        """Each token's ``[start, end)`` in the text the piece's span ``[start, end)`` covers."""
+        lengths = self.model.piece_byte_lengths(piece, ids)
+        data = piece.encode("utf-8", "surrogatepass")
+        # Character index of each byte of the piece.
+        char_of = [i for i, ch in enumerate(piece) for _ in range(len(ch.encode("utf-8", "surrogatepass")))]
+        shift = len(piece) - (end - start)  # characters a pre-tokenizer put in front (Metaspace, ByteLevel)
+        spans = []
+        pos = 0
+        for n in lengths:
+            if n <= 0 or pos >= len(data):
+                spans.append((start, start))
+                continue
+            first, last = char_of[pos], char_of[min(pos + n, len(data)) - 1]
+            spans.append((start + max(0, first - shift), start + max(0, last + 1 - shift)))
+            pos += n
+        return spans
+
+    # ---------------------------------------------------------------- back to text
+    def tokens_of(self, ids: Iterable[int], skip_special_tokens: bool, vocab_size: Callable[[], int]) -> list[str]:
+        """The token strings the decoder is given for ``ids`` (HF's rules: special tokens skipped if
+        asked; ids past the vocabulary skipped; a negative id or a non-integer refused, the message
+        naming ``vocab_size()``)."""
+        if isinstance(ids, (str, bytes)):
+            raise InvalidInputError("ids must be a sequence of integers, not a string")
+        if not isinstance(ids, Iterable):
+            raise InvalidInputError(f"ids must be a sequence of integers, not {type(ids).__name__}")
+        tokens = []
+        for position, token_id in enumerate(ids):
+            if isinstance(token_id, bool) or not hasattr(token_id, "__index__"):
+                raise InvalidTokenError(f"token ids must be integers; got {type(token_id).__name__} {token_id!r} at position {position}")
+            if skip_special_tokens and self.added.is_special_id(token_id):
+                continue
+            token = self.added.decoded_form(token_id, self.normalizer)
+            if token is None:
+                token = self.id_to_token(token_id)
+            if token is None and token_id >= 0:
+                continue  # as HF does: a model's embedding often has rows past its vocabulary, which sampling may pick
+            if token is None:
+                raise InvalidTokenError(
+                    f"{token_id!r} at position {position} is not a token id of this tokenizer "
+                    f"(vocabulary size {vocab_size()}); check that the ids come from this tokenizer"
+                )
+            tokens.append(token)
+        return tokens
+
+
+class _IdStrings(dict[int, str]):
+    """id -> token string, filled on first use (the tokens of ``Encoded``)."""
+
+    def __init__(self, id_to_token: Callable[[int], str | None]) -> None:
+        super().__init__()
+        self._id_to_token = id_to_token
+
+    def __missing__(self, token_id: int) -> str:
+        value = self[token_id] = self._id_to_token(token_id) or ""
+        return value
+
+
+def _to_original(align: list[tuple[int, int]] | None, start: int, end: int, base: int) -> tuple[int, int]:
+    """Offsets in the normalized segment -> offsets in the caller's text."""
+    if align is None:
+        return base + start, base + end
+    if not align:
+        return base, base
+    if end <= start:
+        at = align[min(start, len(align) - 1)][0] if start < len(align) else align[-1][1]
+        return base + at, base + at
+    return base + align[start][0], base + align[end - 1][1]
+
+
+def _metaspaces(pre: PreTokenizer | None) -> list[Metaspace]:
+    if isinstance(pre, Metaspace):
+        return [pre]
+    if isinstance(pre, PreSequence):
+        return [s for s in pre.steps if isinstance(s, Metaspace)]
+    return []

@@ -1,0 +1,114 @@
+"""What every pre-tokenizer offers, and HF's delimiter behaviours.
+
+Every component offers the same two methods:
+
+* ``split(text) -> list[str]``: the pieces, fast (this is the path ids take);
+* ``spans(text) -> list[(piece, start, end)]``: each piece with the ``[start, end)`` characters of
+  ``text`` it comes from (offsets). A piece may differ from its span's text where the component
+  rewrites it (Metaspace turns spaces into "▁"; ByteLevel may add a space in front).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..errors import VocabFormatError
+
+__all__ = ["BEHAVIORS", "BEHAVIOR_JSON", "Piece", "PreTokenizer", "apply_behavior", "behavior_key"]
+
+Piece = tuple[str, int, int]
+
+BEHAVIORS = ("removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous")
+
+
+class PreTokenizer:
+    """Base: ``split`` and ``spans`` of one text; subclasses implement ``spans`` (and may speed up ``split``)."""
+
+    byte_level = False
+    """True for ByteLevel (and a Sequence holding it): the model then reads pieces as bytes."""
+
+    @property
+    def splits_nothing(self) -> bool:
+        """Whether ``split`` returns a non-empty text unchanged as its one piece (and nothing for
+        an empty one): a ``Sequence`` then only drops empty pieces instead of calling the step on
+        each (a call per piece cost ~10% of a first pass on Chinese with Llama 3)."""
+        return False
+
+    def spans(self, text: str) -> list[Piece]:
+        raise NotImplementedError
+
+    def split(self, text: str) -> list[str]:
+        return [piece for piece, _, _ in self.spans(text)]
+
+    def pre_tokenize_str(self, text: str) -> list[tuple[str, tuple[int, int]]]:
+        """HF's ``pre_tokenize_str``: each piece with its ``(start, end)`` characters, in the form the
+        model reads it (a byte-level step's pieces in GPT-2's visible characters, as HF shows them).
+
+        >>> from bytepair.pre_tokenizers import ByteLevel
+        >>> ByteLevel(add_prefix_space=False).pre_tokenize_str("Hi wörld")
+        [('Hi', (0, 2)), ('ĠwÃ¶rld', (2, 8))]
+        """
+        from ..text.byte_unicode import bytes_to_visible
+
+        return [(bytes_to_visible(piece.encode("utf-8", "surrogatepass")) if self.byte_level else piece, (start, end))
+                for piece, start, end in self.spans(text)]
+
+    def to_json(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+
+def apply_behavior(matches: list[tuple[int, int, bool]], behavior: str) -> list[tuple[int, int]]:
+    """HF's delimiter behaviours over ``(start, end, is_match)`` spans covering the text in order.
+
+    >>> apply_behavior([(0, 1, False), (1, 2, True), (2, 3, True), (3, 4, False)], "merged_with_next")
+    [(0, 1), (1, 2), (2, 4)]
+    """
+    out: list[list[int]] = []
+    if behavior == "isolated":
+        out = [[s, e] for s, e, _ in matches]
+    elif behavior == "removed":
+        out = [[s, e] for s, e, is_match in matches if not is_match]
+    elif behavior == "merged_with_previous":
+        previous_match = False
+        for s, e, is_match in matches:
+            if is_match and not previous_match and out:
+                out[-1][1] = e
+            else:
+                out.append([s, e])
+            previous_match = is_match
+    elif behavior == "merged_with_next":
+        previous_match = False
+        for s, e, is_match in reversed(matches):
+            if is_match and not previous_match and out:
+                out[-1][0] = s
+            else:
+                out.append([s, e])
+            previous_match = is_match
+        out.reverse()
+    elif behavior == "contiguous":
+        previous: bool | None = None
+        for s, e, is_match in matches:
+            if is_match == previous and out:
+                out[-1][1] = e
+            else:
+                out.append([s, e])
+            previous = is_match
+    return [(s, e) for s, e in out if e > s]
+
+
+BEHAVIOR_JSON = {
+    "removed": "Removed",
+    "isolated": "Isolated",
+    "merged_with_previous": "MergedWithPrevious",
+    "merged_with_next": "MergedWithNext",
+    "contiguous": "Contiguous",
+}
+
+
+def behavior_key(name: str) -> str:
+    """``"MergedWithPrevious"`` (a ``tokenizer.json``'s spelling) or ``"merged_with_previous"`` -> the latter."""
+    key = re.sub(r"(?<!^)(?=[A-Z])", "_", str(name)).lower()
+    if key not in BEHAVIORS:
+        raise VocabFormatError(f"unknown split behavior {name!r}; expected one of {', '.join(BEHAVIOR_JSON.values())}")
+    return key

@@ -1,0 +1,170 @@
+"""Splitting at the matches of a string or a regex (HF's ``Split``), and the splitters defined by one
+(``Digits``, ``Punctuation``, ``Whitespace``, ``WhitespaceSplit``).
+
+Regex patterns run on stdlib ``re`` through the same translation as tiktoken's patterns, read as
+Oniguruma reads them (``dialect="onig"``: HF runs ``Split`` on Oniguruma), with the pinned Unicode
+tables (``pattern/``).
+
+>>> Split("-", "merged_with_previous", is_regex=False).split("a-b--c")
+['a-', 'b-', '-', 'c']
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from ..errors import VocabFormatError
+from .base import BEHAVIOR_JSON, Piece, PreTokenizer, apply_behavior, behavior_key
+from .pattern import Pretokenizer
+
+__all__ = ["Digits", "Punctuation", "Split", "Whitespace", "WhitespaceSplit"]
+
+
+class Split(PreTokenizer):
+    """Cut at the matches of a string or regex; ``behavior`` says where matches go; ``invert`` swaps
+    the roles of matches and the text between them."""
+
+    def __init__(self, pattern: str, behavior: str = "isolated", *, invert: bool = False, is_regex: bool = True,
+                 dialect: str = "onig") -> None:
+        """``dialect="tiktoken"`` reads the regex as tiktoken's engine does (for ``Tokenizer.from_encoding``)."""
+        self.pattern = pattern
+        self.behavior = behavior_key(behavior)
+        self.invert = invert
+        self.is_regex = is_regex
+        self._empty_matches = False
+        """Whether the regex was seen to match the empty string: its matches are then walked as
+        Oniguruma walks them (``_regex_spans``), never by the fast paths of ``split``."""
+        if is_regex:
+            self._pretokenizer: Pretokenizer | None = Pretokenizer(pattern, dialect=dialect)
+            self._empty_matches = any(
+                start == end for sample in ("", "a", "A1", " ", "\n", "aA1 \n-_.") for start, end in self._pretokenizer.spans(sample))
+        else:
+            if not pattern:
+                raise VocabFormatError("a Split pre-tokenizer needs a non-empty string pattern")
+            self._pretokenizer = None
+
+    def _match_spans(self, text: str) -> Iterable[tuple[int, int]]:
+        if self._pretokenizer is not None:
+            return self._regex_spans(text)
+        found, pos, n = [], 0, len(self.pattern)
+        while (i := text.find(self.pattern, pos)) >= 0:
+            found.append((i, i + n))
+            pos = i + n
+        return found
+
+    def _regex_spans(self, text: str) -> Iterator[tuple[int, int]]:
+        """The matches as Oniguruma finds them. They are ``re``'s until the first empty match; from
+        there the two walk differently: an empty match cuts the text too (HF keeps it), but not one
+        right where the previous match ended, and after an empty match Oniguruma searches again one
+        character on, where ``re`` may still find a longer match at the same place."""
+        assert self._pretokenizer is not None
+        previous_end = -1
+        for start, end in self._pretokenizer.spans(text):
+            if start == end:
+                yield from self._onig_spans(text, start, previous_end)
+                return
+            previous_end = end
+            yield start, end
+
+    def _onig_spans(self, text: str, pos: int, previous_end: int) -> Iterator[tuple[int, int]]:
+        """Oniguruma's walk from ``pos``, one search at a time (patterns that match nothing only)."""
+        assert self._pretokenizer is not None
+        search = self._pretokenizer.searcher(text)
+        while pos <= len(text):
+            found = search(pos)
+            if found is None:
+                return
+            start, end = found
+            if start == end:
+                if end != previous_end:
+                    yield start, end
+                    previous_end = end
+                pos = end + 1
+            else:
+                yield start, end
+                previous_end = pos = end
+
+    def _cuts(self, text: str) -> list[tuple[int, int]]:
+        marked: list[tuple[int, int, bool]] = []
+        prev = 0
+        for start, end in self._match_spans(text):
+            if start > prev:
+                marked.append((prev, start, self.invert))
+            marked.append((start, end, not self.invert))
+            prev = end
+        if prev < len(text):
+            marked.append((prev, len(text), self.invert))
+        return apply_behavior(marked, self.behavior)
+
+    def split(self, text: str, *, bmp: bool = False) -> list[str]:
+        """The pieces of ``text``; ``bmp``: the caller knows it has no astral character."""
+        if self.behavior == "isolated" and not self.invert and self._pretokenizer is not None and not self._empty_matches:
+            pieces = self._pretokenizer.split_isolated(text, bmp=bmp)
+            if pieces is not None:
+                return pieces
+            pieces = self._pretokenizer.split(text)
+            if sum(map(len, pieces)) == len(text):  # no text between matches: the pieces are all
+                return [p for p in pieces if p] if "" in pieces else pieces
+        return [text[s:e] for s, e in self._cuts(text)]
+
+    def _reference_split(self, text: str) -> list[str]:
+        """``split`` by walking the matches (for tests)."""
+        return [text[s:e] for s, e in self._cuts(text)]
+
+    def spans(self, text: str) -> list[Piece]:
+        return [(text[s:e], s, e) for s, e in self._cuts(text)]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": "Split",
+            "pattern": {"Regex" if self.is_regex else "String": self.pattern},
+            "behavior": BEHAVIOR_JSON[self.behavior],
+            "invert": self.invert,
+        }
+
+
+class Digits(Split):
+    """Numbers apart from the rest: each digit alone (``individual_digits``) or runs of digits."""
+
+    def __init__(self, individual_digits: bool = False) -> None:
+        self.individual_digits = individual_digits
+        super().__init__(r"\p{N}" if individual_digits else r"\p{N}+", "isolated")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "Digits", "individual_digits": self.individual_digits}
+
+
+class Punctuation(Split):
+    """Punctuation characters (Unicode P* and ASCII punctuation) cut out, as ``behavior`` says."""
+
+    _ASCII = "".join(re.escape(c) for c in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+
+    def __init__(self, behavior: str = "isolated") -> None:
+        super().__init__(r"[\p{P}" + self._ASCII + "]", behavior)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "Punctuation", "behavior": BEHAVIOR_JSON[self.behavior]}
+
+
+class Whitespace(Split):
+    """Words and runs of other non-space characters; whitespace is dropped (``\\w+|[^\\w\\s]+``)."""
+
+    def __init__(self) -> None:
+        # \w as Rust's regex reads it: letters, marks, decimal digits, connector punctuation.
+        word = r"[\p{L}\p{M}\p{Nd}_\u203F\u2040\u2054\uFE33\uFE34\uFE4D-\uFE4F\uFF3F\u200C\u200D]"
+        super().__init__(word + r"+|[^" + word[1:-1] + r"\s]+", "removed", invert=True)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "Whitespace"}
+
+
+class WhitespaceSplit(Split):
+    """Runs of non-whitespace; whitespace is dropped."""
+
+    def __init__(self) -> None:
+        super().__init__(r"\s+", "removed")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "WhitespaceSplit"}

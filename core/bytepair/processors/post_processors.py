@@ -1,0 +1,178 @@
+"""The post-processors of ``tokenizer.json`` files: special tokens around one sequence or a pair.
+
+``<s> A </s></s> B </s>`` (RoBERTa), ``[CLS] A [SEP] B [SEP]`` (BERT) or a template (Llama), with
+``type_ids`` telling the sequences apart; ByteLevel and RoBERTa may also trim the spaces byte-level
+tokens carry from their offsets.
+
+>>> from bytepair.processors.base import Piecewise
+>>> bert = BertProcessing(("[SEP]", 102), ("[CLS]", 101))
+>>> out = bert.process(Piecewise(ids=[7], tokens=["hi"], offsets=[(0, 2)], type_ids=[0], special_tokens_mask=[0],
+...                              word_ids=[0], sequence_ids=[0]), None, True)
+>>> out.ids, out.tokens, bert.added_tokens(True)
+([101, 7, 102], ['[CLS]', 'hi', '[SEP]'], 3)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import VocabFormatError
+from .base import Piecewise, PostProcessor, trim_byte_level_offsets
+
+__all__ = ["BertProcessing", "ByteLevel", "RobertaProcessing", "Sequence", "TemplateProcessing", "pair_json"]
+
+
+class ByteLevel(PostProcessor):
+    """No special tokens; with ``trim_offsets``, offsets lose the spaces tokens carry."""
+
+    def __init__(self, add_prefix_space: bool = True, trim_offsets: bool = True, use_regex: bool = True) -> None:
+        self.add_prefix_space, self.trim_offsets, self.use_regex = add_prefix_space, trim_offsets, use_regex
+
+    def process(self, first: Piecewise, second: Piecewise | None, add_special_tokens: bool) -> Piecewise:
+        if self.trim_offsets:
+            for seq in (first, second):
+                if seq is not None:
+                    trim_byte_level_offsets(seq, self.add_prefix_space)
+        return super().process(first, second, add_special_tokens)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "ByteLevel", "add_prefix_space": self.add_prefix_space, "trim_offsets": self.trim_offsets,
+                "use_regex": self.use_regex}
+
+
+class TemplateProcessing(PostProcessor):
+    """Templates such as ``$A`` / ``<s> $A </s> $B:1 </s>:1`` as ``tokenizer.json`` spells them."""
+
+    def __init__(self, single: list[dict[str, Any]], pair: list[dict[str, Any]], special_tokens: dict[str, dict[str, Any]]) -> None:
+        self.single, self.pair, self.special_tokens = single, pair, special_tokens
+        for template in (single, pair):
+            for item in template:
+                if "SpecialToken" in item and item["SpecialToken"]["id"] not in special_tokens:
+                    raise VocabFormatError(
+                        f"post_processor: the template names {item['SpecialToken']['id']!r}, which special_tokens does not define"
+                    )
+
+    def _specials_in(self, template: list[dict[str, Any]]) -> int:
+        return sum(len(self.special_tokens[item["SpecialToken"]["id"]]["ids"]) for item in template if "SpecialToken" in item)
+
+    def added_tokens(self, is_pair: bool) -> int:
+        return self._specials_in(self.pair if is_pair else self.single)
+
+    def process(self, first: Piecewise, second: Piecewise | None, add_special_tokens: bool) -> Piecewise:
+        if not add_special_tokens:
+            out = Piecewise()
+            out.extend(first, type_id=self._type_of("A", self.single))
+            if second is not None:
+                out.extend(second, type_id=self._type_of("B", self.pair))
+            return out
+        template = self.pair if second is not None else self.single
+        out = Piecewise()
+        for item in template:
+            if "Sequence" in item:
+                which, type_id = item["Sequence"]["id"], item["Sequence"].get("type_id", 0)
+                seq = first if which == "A" else second
+                if seq is not None:
+                    out.extend(seq, type_id=type_id)
+            else:
+                spec = self.special_tokens[item["SpecialToken"]["id"]]
+                out.add_special(list(spec["ids"]), list(spec["tokens"]), item["SpecialToken"].get("type_id", 0))
+        return out
+
+    @staticmethod
+    def _type_of(which: str, template: list[dict[str, Any]]) -> int:
+        for item in template:
+            if "Sequence" in item and item["Sequence"]["id"] == which:
+                return int(item["Sequence"].get("type_id", 0))
+        return 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "TemplateProcessing", "single": self.single, "pair": self.pair, "special_tokens": self.special_tokens}
+
+
+class BertProcessing(PostProcessor):
+    """``[CLS] A [SEP]`` and ``[CLS] A [SEP] B [SEP]`` (type id 1 from B on)."""
+
+    def __init__(self, sep: tuple[str, int], cls: tuple[str, int]) -> None:
+        self.sep, self.cls = sep, cls
+
+    def added_tokens(self, is_pair: bool) -> int:
+        return 3 if is_pair else 2
+
+    def process(self, first: Piecewise, second: Piecewise | None, add_special_tokens: bool) -> Piecewise:
+        if not add_special_tokens:
+            return super().process(first, second, add_special_tokens)
+        out = Piecewise()
+        out.add_special([self.cls[1]], [self.cls[0]], 0)
+        out.extend(first, type_id=0)
+        out.add_special([self.sep[1]], [self.sep[0]], 0)
+        if second is not None:
+            out.extend(second, type_id=1)
+            out.add_special([self.sep[1]], [self.sep[0]], 1)
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "BertProcessing", "sep": list(self.sep), "cls": list(self.cls)}
+
+
+class RobertaProcessing(PostProcessor):
+    """``<s> A </s>`` and ``<s> A </s></s> B </s>``; may trim byte-level offsets."""
+
+    def __init__(self, sep: tuple[str, int], cls: tuple[str, int], trim_offsets: bool = True, add_prefix_space: bool = True) -> None:
+        self.sep, self.cls, self.trim_offsets, self.add_prefix_space = sep, cls, trim_offsets, add_prefix_space
+
+    def added_tokens(self, is_pair: bool) -> int:
+        return 4 if is_pair else 2
+
+    def process(self, first: Piecewise, second: Piecewise | None, add_special_tokens: bool) -> Piecewise:
+        if self.trim_offsets:
+            for seq in (first, second):
+                if seq is not None:
+                    trim_byte_level_offsets(seq, self.add_prefix_space)
+        out = Piecewise()
+        if not add_special_tokens:  # RoBERTa has no type ids: every token is 0, a pair's too
+            out.extend(first, type_id=0)
+            if second is not None:
+                out.extend(second, type_id=0)
+            return out
+        out.add_special([self.cls[1]], [self.cls[0]], 0)
+        out.extend(first, type_id=0)
+        out.add_special([self.sep[1]], [self.sep[0]], 0)
+        if second is not None:
+            out.add_special([self.sep[1]], [self.sep[0]], 0)
+            out.extend(second, type_id=0)
+            out.add_special([self.sep[1]], [self.sep[0]], 0)
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "RobertaProcessing", "sep": list(self.sep), "cls": list(self.cls),
+                "trim_offsets": self.trim_offsets, "add_prefix_space": self.add_prefix_space}
+
+
+class Sequence(PostProcessor):
+    """Each processor in turn (special tokens added once, by the step that adds them)."""
+
+    def __init__(self, steps: list[PostProcessor]) -> None:
+        self.steps = steps
+
+    def added_tokens(self, is_pair: bool) -> int:
+        return sum(step.added_tokens(is_pair) for step in self.steps)
+
+    def process(self, first: Piecewise, second: Piecewise | None, add_special_tokens: bool) -> Piecewise:
+        if not self.steps:
+            return super().process(first, second, add_special_tokens)
+        seqs = [first, second]
+        for step in self.steps[:-1]:
+            for seq in seqs:
+                if seq is not None and isinstance(step, ByteLevel) and step.trim_offsets:
+                    trim_byte_level_offsets(seq, step.add_prefix_space)
+        return self.steps[-1].process(first, second, add_special_tokens)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "Sequence", "processors": [step.to_json() for step in self.steps]}
+
+
+def pair_json(value: Any, where: str) -> tuple[str, int]:
+    """A ``[token, id]`` pair of a ``tokenizer.json`` (``sep``, ``cls``)."""
+    if isinstance(value, (list, tuple)) and len(value) == 2 and isinstance(value[0], str) and isinstance(value[1], int):
+        return value[0], value[1]
+    raise VocabFormatError(f"{where}: expected [token, id], got {value!r}")
