@@ -94,7 +94,7 @@ def test_bad_documents() -> None:
 
 def test_inspect_encodes_only_a_prefix_of_a_long_text(monkeypatch) -> None:
     key, tok = gpt2()
-    face = web_bridge._loaded[key]
+    face = web_bridge.faces.loaded[key]
     encoded: list[int] = []
     real = face.tok.encode
     monkeypatch.setattr(face.tok, "encode", lambda text, *a, **k: (encoded.append(len(text)), real(text, *a, **k))[1])

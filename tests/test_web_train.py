@@ -65,7 +65,7 @@ def test_any_slicing_of_the_texts_trains_alike(texts: list[str], data: st.DataOb
 def test_progress_reports_carry_the_latest_merges(monkeypatch: pytest.MonkeyPatch) -> None:
     lines = corpus_texts()["en"].splitlines()[:300]
     merges = model_of(bytepair.train(lines, 400, pattern="gpt2").to_str())["merges"]
-    monkeypatch.setattr(web_bridge, "REPORT_SECONDS", 0.0)  # every merge
+    monkeypatch.setattr(web_bridge.training, "REPORT_SECONDS", 0.0)  # every merge
     events: list[tuple[str, int, int, list]] = []
     bridge_train([lines], 400, "gpt2", report=lambda *e: events.append((*e[:3], json.loads(e[3]))))
     assert [done for _, done, _, _ in events[:-1]] == list(range(len(merges) + 1))
@@ -74,18 +74,18 @@ def test_progress_reports_carry_the_latest_merges(monkeypatch: pytest.MonkeyPatc
         assert since == merges[done - 1:done]  # each report: the merges since the previous one
     assert events[-1] == ("merging", len(merges), len(merges), [])
 
-    monkeypatch.setattr(web_bridge, "REPORT_SECONDS", 3600.0)  # only the first reports and the last
+    monkeypatch.setattr(web_bridge.training, "REPORT_SECONDS", 3600.0)  # only the first reports and the last
     events.clear()
     bridge_train([lines], 400, "gpt2", report=lambda *e: events.append((e[1], json.loads(e[3]))))
     assert events == [(0, []), (1, merges[:1]), (len(merges), merges[1:]), (len(merges), [])]
-    monkeypatch.setattr(web_bridge, "MERGES_REPORTED", 5)  # no more than this many: the latest
+    monkeypatch.setattr(web_bridge.training, "MERGES_REPORTED", 5)  # no more than this many: the latest
     events.clear()
     bridge_train([lines], 400, "gpt2", report=lambda *e: events.append((e[1], json.loads(e[3]))))
     assert events[2] == (len(merges), merges[-5:])
 
 
 def test_a_true_report_stops_training(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(web_bridge, "REPORT_SECONDS", 0.0)  # a report after every merge
+    monkeypatch.setattr(web_bridge.training, "REPORT_SECONDS", 0.0)  # a report after every merge
     lines = corpus_texts()["fr"].splitlines()[:200]
     seen: list[int] = []
 

@@ -8,38 +8,35 @@ the module named after it; this class only wires them together and checks argume
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
-from collections.abc import Set as AbstractSet
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain, islice
 from os import PathLike
+from random import Random
 from typing import Any, BinaryIO, Literal
 
-from random import Random
-
-from .models.bpe.merge import check_dropout, merge_piece, reference_merge
-from .models.bpe.char_merge import Fragments
+from .added_tokens.policy import AllowedSpecial, DisallowedSpecial, SpecialTokenPolicy
+from .added_tokens.scan import SpecialTokenScanner
 from .decoders.token_table import StreamDecoder, TokenTable
-from .errors import DisallowedSpecialTokenError, InvalidInputError, InvalidTokenError, VocabFormatError
-from .text.offsets import piece_token_spans, token_spans
+from .errors import InvalidInputError, InvalidTokenError
+from .models.bpe.char_merge import Fragments
+from .models.bpe.merge import check_dropout
+from .models.bpe.rank_model import RankModel, check_ranks, rank_ordered
+from .pipeline.blocks import BlockCutter, TokenCounter, blocks_of
 from .pipeline.engine import BLOCK_CHARS, Engine
 from .pre_tokenizers.pattern import Pretokenizer
-from .models.bpe.rank_model import RankModel
-from .added_tokens.scan import SpecialTokenScanner
 from .text.checks import SurrogateRepair, repair_surrogates, require_count, require_str, str_chunks
-from .pipeline.blocks import BlockCutter, TokenCounter
+from .text.offsets import token_spans
 from .text.reading import read_utf8_chunks
-from .tiktoken_compat import completions, import_numpy
+from .encoding_files import EncodingFiles
+from .tiktoken_compat import TiktokenExtras
 
-__all__ = ["Encoding"]
-
-AllowedSpecial = Literal["all"] | AbstractSet[str]
-DisallowedSpecial = Literal["all"] | Collection[str]
+__all__ = ["AllowedSpecial", "DisallowedSpecial", "Encoding"]
 
 # With a limit, blocks start this small and double: the answer is often known after a few kB.
 _FIRSTBLOCK_CHARS = 1 << 12
 
 
-class Encoding:
+class Encoding(TiktokenExtras, EncodingFiles):
     """A byte-level BPE encoding: pattern, mergeable ranks and special tokens.
 
     >>> from bytepair import get_encoding
@@ -73,14 +70,15 @@ class Encoding:
         self._mergeable_ranks = mergeable_ranks
         self._special_tokens = dict(special_tokens)
         if _token_bytes is None:
-            _token_bytes = _rank_ordered(name, mergeable_ranks)
-        _validate(name, mergeable_ranks, _token_bytes, self._special_tokens, explicit_n_vocab)
+            _token_bytes = rank_ordered(name, mergeable_ranks)
+        check_ranks(name, mergeable_ranks, _token_bytes, self._special_tokens, explicit_n_vocab)
         self.max_token_value = max(len(_token_bytes) - 1, *self._special_tokens.values(), 0)
         self._special_set = frozenset(self._special_tokens)
         self._special_ids = frozenset(self._special_tokens.values())
         self._special_by_bytes = {text.encode("utf-8"): i for text, i in self._special_tokens.items()}
         self._table = TokenTable(name, _token_bytes, self._special_tokens)
         self._scanner = SpecialTokenScanner(self._special_tokens)
+        self._policy = SpecialTokenPolicy(self._scanner)
         self.engine = Engine(RankModel(mergeable_ranks, _token_bytes, _char_fragments, _merge_splits), Pretokenizer(pat_str, cuttable=_cuttable))
         """The stages ordinary text goes through (pattern split, ranks, piece cache), shared with the
         incremental encoder, the browser bridge and ``Tokenizer.from_encoding``."""
@@ -129,22 +127,11 @@ class Encoding:
         """
         require_str(text)
         p = check_dropout(dropout)
-        if p:
-            return self._encode_dropout(text, allowed_special, disallowed_special, p, Random(seed))
-        return list(chain.from_iterable(self._ids(text, allowed_special, disallowed_special)))
-
-    def _encode_dropout(self, text: str, allowed_special: AllowedSpecial, disallowed_special: DisallowedSpecial,
-                        dropout: float, rng: Random) -> list[int]:
-        """``encode`` with BPE-dropout: the same stages, each piece merged afresh by the model."""
-        encode_piece = self.engine.model.encode_piece
-        out: list[int] = []
-        for segment, special_id in self.special_segments(text, allowed_special=allowed_special, disallowed_special=disallowed_special):
-            if special_id is not None:
-                out.append(special_id)
-                continue
-            for piece in self.engine.split(segment):
-                out += encode_piece(piece, dropout=dropout, rng=rng)  # type: ignore[call-arg]
-        return out
+        ids_of: Callable[[str], tuple[int, ...]] | None = None
+        if p:  # the same stages, each piece merged afresh by the model
+            rng, encode_piece = Random(seed), self.engine.model.encode_piece
+            ids_of = lambda piece: encode_piece(piece, dropout=p, rng=rng)  # noqa: E731
+        return list(chain.from_iterable(self._ids(text, allowed_special, disallowed_special, ids_of=ids_of)))
 
     def encode_to_array(
         self,
@@ -274,7 +261,7 @@ class Encoding:
         ids = list(chain.from_iterable(self._ids(text, allowed_special, disallowed_special)))
         found = token_spans(repair.text.encode("utf-8"), map(len, self._table.each(ids)))
         if found is None:  # the pattern leaves some text out of every piece: go piece by piece
-            spans = self._spans_by_piece(repair.text, self._check_policy(text, allowed_special, disallowed_special))
+            spans = self._spans_by_piece(repair.text, self._policy.allowed(text, allowed_special, disallowed_special))
         else:
             spans = list(zip(*found))
         if repair.text is not text:
@@ -285,16 +272,12 @@ class Encoding:
     def _spans_by_piece(self, text: str, allowed: frozenset[str]) -> list[tuple[int, int]]:
         """Token spans found piece by piece: the plain way, for patterns that skip text."""
         spans: list[tuple[int, int]] = []
-        cache, token_bytes = self.engine.cache, self._table.single
         position = 0
         for segment, special_id in self._scanner.segments(text, allowed):
             if special_id is not None:
                 spans.append((position, position + len(segment)))
             else:
-                for start, end in self.engine.pre_tokenizer.spans(segment):
-                    piece = segment[start:end]
-                    lengths = [len(token_bytes(i)) for i in cache[piece]]
-                    spans.extend(piece_token_spans(piece, lengths, position + start))
+                spans += self.engine.piece_spans(segment, lambda i: len(self._table.single(i)), position)
             position += len(segment)
         return spans
 
@@ -309,12 +292,7 @@ class Encoding:
         >>> list(get_encoding("o200k_base").stream_blocks(["Hello, ", "world"]))
         ['Hello, world']
         """
-        cutter = self.block_cutter(first_block)
-        for chunk in str_chunks(chunks):
-            yield from cutter.push(chunk)
-        rest = cutter.finish()
-        if rest:
-            yield rest
+        return blocks_of(self.block_cutter(first_block), chunks)
 
     def encode_stream(
         self,
@@ -415,21 +393,6 @@ class Encoding:
         single = self._table.single
         return [single(t) for t in tokens]
 
-    def decode_with_offsets(self, tokens: Sequence[int]) -> tuple[str, list[int]]:
-        """Text and, per token, the index of the first character holding any of its bytes (tiktoken's rule).
-
-        Raises ``UnicodeDecodeError`` if the tokens do not decode to valid UTF-8, as tiktoken does.
-        """
-        token_bytes = self.decode_tokens_bytes(tokens)
-        text_len = 0
-        offsets = []
-        for token in token_bytes:
-            continuation = bool(token) and 0x80 <= token[0] < 0xC0
-            offsets.append(max(0, text_len - continuation))
-            text_len += sum(1 for byte in token if not 0x80 <= byte < 0xC0)
-        text = b"".join(token_bytes).decode("utf-8", errors="strict")
-        return text, offsets
-
     def decode_batch(self, batch: Sequence[Sequence[int]], *, errors: str = "replace", num_threads: int = 8) -> list[str]:
         """``decode`` each sequence."""
         return [self.decode(tokens, errors=errors) for tokens in batch]
@@ -441,37 +404,6 @@ class Encoding:
     def stream_decoder(self, errors: str = "replace") -> StreamDecoder:
         """A decoder for ids that arrive one at a time (see :class:`StreamDecoder`)."""
         return StreamDecoder(self._table, errors)
-
-    # ---------------------------------------------------------------- saving
-    def save_tiktoken(self, path: str | PathLike[str]) -> None:
-        """The mergeable ranks as a ``.tiktoken`` file (``base64(token) rank`` lines), atomically;
-        ``load_tiktoken_bpe`` (bytepair's or tiktoken's) reads it back. The pattern and the special
-        tokens are not part of the format: pass them to the constructor again."""
-        from .formats.atomic import write_file
-        from .formats.tiktoken_file import dump_tiktoken_bpe
-
-        write_file(path, dump_tiktoken_bpe(self._mergeable_ranks))
-
-    def save_minbpe(self, prefix: str | PathLike[str]) -> list[str]:
-        """minbpe's ``prefix.model`` (read back by ``bytepair.load_minbpe`` and by minbpe) and the
-        human-readable ``prefix.vocab``, atomically; returns both paths. Only for rank tables with
-        byte ``b`` at id ``b`` and the merged tokens after it in order (minbpe's own layout): others
-        raise :class:`~bytepair.errors.UnsavableError` saying why.
-
-        >>> import os, tempfile
-        >>> from bytepair import Encoding
-        >>> ranks = {bytes([i]): i for i in range(256)} | {b"hi": 256}
-        >>> enc = Encoding("toy", pat_str=r"\\S+|\\s+", mergeable_ranks=ranks, special_tokens={})
-        >>> paths = enc.save_minbpe(os.path.join(tempfile.mkdtemp(), "toy"))
-        >>> [os.path.basename(p) for p in paths]
-        ['toy.model', 'toy.vocab']
-        """
-        from .formats.atomic import write_files
-        from .formats.minbpe_model import dump_minbpe, minbpe_paths
-
-        model, vocab = dump_minbpe(self._pat_str, self._mergeable_ranks, self._special_tokens)
-        model_path, vocab_path = minbpe_paths(prefix)
-        return write_files({model_path: model, vocab_path: vocab})
 
     # ---------------------------------------------------------------- misc
     def token_byte_values(self) -> list[bytes]:
@@ -497,164 +429,6 @@ class Encoding:
         """``max_token_value + 1`` (as in tiktoken)."""
         return self.max_token_value + 1
 
-    def manifest(self) -> dict[str, Any]:
-        """What this encoding is, as JSON, with hashes of a canonical form of what decides its ids
-        (see ``pipeline/manifest.py``; equal to ``Tokenizer.from_encoding(self).manifest()``'s).
-
-        >>> from bytepair import get_encoding
-        >>> m = get_encoding("cl100k_base").manifest()
-        >>> m["kind"], m["vocab_size"], m["specials"]["<|endoftext|>"]
-        ('encoding', 100261, 100257)
-        """
-        from .pipeline.manifest import manifest
-        from .pipeline.view import TokenizerView
-
-        return manifest(TokenizerView.of(self))
-
-    def __reduce__(self) -> tuple[object, ...]:
-        # By value; the registry pickles the encodings it shares by name instead (``copyreg``).
-        return _rebuild, (self.name, self._pat_str, self._mergeable_ranks, self._special_tokens)
-
-    # ---------------------------------------------------------------- tiktoken compatibility
-    # tiktoken's remaining public and semi-private methods, with its semantics (see tiktoken_compat.py).
-    def encode_to_numpy(
-        self,
-        text: str,
-        *,
-        allowed_special: AllowedSpecial = frozenset(),
-        disallowed_special: DisallowedSpecial = "all",
-    ) -> Any:
-        """``encode`` as a numpy ``uint32`` array. numpy is optional: without it this raises
-        :class:`~bytepair.tiktoken_compat.MissingDependencyError` (``encode_to_array`` needs nothing)."""
-        ids = self.encode_to_array(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
-        numpy = import_numpy()
-        return numpy.frombuffer(ids, dtype=numpy.uint32) if ids.itemsize == 4 else numpy.array(ids, dtype=numpy.uint32)
-
-    def encode_with_unstable(
-        self,
-        text: str,
-        *,
-        allowed_special: AllowedSpecial = frozenset(),
-        disallowed_special: DisallowedSpecial = "all",
-    ) -> tuple[list[int], list[list[int]]]:
-        """Stable tokens, and every token sequence that may follow them once more text is appended.
-
-        The tokens of the last piece (and of all-whitespace tokens before it) are left out of the
-        stable part: appending text could change them. The completions are tiktoken's (their order is
-        sorted here; tiktoken's is arbitrary). Slow for a long or all-space last piece: it encodes one
-        candidate per vocabulary token that could straddle the end.
-
-        >>> from bytepair import get_encoding
-        >>> stable, completions = get_encoding("r50k_base").encode_with_unstable("hello fanta")
-        >>> stable, [277, 4910] in completions, len(completions)
-        ([31373], True, 1432)
-        """
-        require_str(text)
-        allowed = self._check_policy(text, allowed_special, disallowed_special)
-        tokens, last = self._ids_and_last_piece_len(repair_surrogates(text), allowed)
-        if not last:
-            return tokens, []
-        last = self._widen_over_spaces(tokens, last)
-        unstable = self._table.join(tokens[-last:])
-        del tokens[-last:]
-        if "_sorted_token_bytes" not in self.__dict__:
-            self._sorted_token_bytes = self.token_byte_values()
-        token_len = self._table.single
-        return tokens, completions(
-            unstable,
-            self._sorted_token_bytes,
-            self._mergeable_ranks.__getitem__,
-            lambda token: len(token_len(token)),
-            self.encode_ordinary,
-            self._merge_without_shortcut,
-        )
-
-    def _encode_single_piece(self, text_or_bytes: str | bytes) -> list[int]:
-        """BPE of ``text_or_bytes`` as one piece: no pattern split, no special tokens (tiktoken's).
-
-        >>> from bytepair import get_encoding
-        >>> get_encoding("r50k_base")._encode_single_piece("helloqqqq")
-        [31373, 38227, 38227]
-        """
-        if isinstance(text_or_bytes, str):
-            return list(self.engine.cache[repair_surrogates(text_or_bytes)])
-        if not isinstance(text_or_bytes, (bytes, bytearray, memoryview)):
-            raise InvalidInputError(f"expected str or bytes, not {type(text_or_bytes).__name__}")
-        data = bytes(text_or_bytes)
-        try:
-            return list(self.engine.cache[data.decode("utf-8")])
-        except UnicodeDecodeError:
-            return merge_piece(data, self._mergeable_ranks)
-
-    def _encode_only_native_bpe(self, text: str) -> list[int]:
-        """``encode_ordinary`` the plain way: split the whole text with the pattern, merge each piece
-        (no piece cache, no blocks, no long-piece chunking). A reference path that tests hold equal."""
-        require_str(text)
-        ranks = self._mergeable_ranks
-        pieces = self.engine.pre_tokenizer.split(repair_surrogates(text))
-        return [i for piece in pieces for i in merge_piece(piece.encode("utf-8"), ranks)]
-
-    def _encode_bytes(self, data: bytes) -> list[int]:
-        """Encode bytes that need not be valid UTF-8, as tiktoken does.
-
-        Valid UTF-8 is ``encode_ordinary`` of its text. Otherwise the valid prefix is encoded, then
-        its last piece (widened over trailing all-whitespace tokens) is merged again together with
-        the remaining bytes, as one piece; so a truncated character joins the piece it ends.
-        ``decode_bytes`` always gives ``data`` back.
-
-        >>> from bytepair import get_encoding
-        >>> get_encoding("cl100k_base")._encode_bytes(b" \\xec\\x8b\\xa4\\xed")
-        [62085]
-        """
-        if not isinstance(data, (bytes, bytearray, memoryview)):
-            raise InvalidInputError(f"expected bytes, not {type(data).__name__} (use encode() for text)")
-        data = bytes(data)
-        try:
-            return self.encode_ordinary(data.decode("utf-8"))
-        except UnicodeDecodeError as exc:
-            valid = exc.start
-        tokens, last = self._ids_and_last_piece_len(data[:valid].decode("utf-8"), frozenset())
-        last = self._widen_over_spaces(tokens, last)
-        rest = data[valid:]
-        if tokens and last:
-            rest = self._table.join(tokens[-last:]) + rest
-            del tokens[-last:]
-        tokens += merge_piece(rest, self._mergeable_ranks)
-        return tokens
-
-    def _ids_and_last_piece_len(self, text: str, allowed: frozenset[str]) -> tuple[list[int], int]:
-        """Ids of (repaired) ``text`` with ``allowed`` special tokens, and how many of them the last
-        piece gave (0 if the text ends with a special token or is empty)."""
-        tokens: list[int] = []
-        last = 0
-        segments = self._scanner.segments(text, allowed) if allowed else ((text, None),)
-        for segment, special_id in segments:
-            if special_id is not None:
-                tokens.append(special_id)
-                last = 0
-                continue
-            for ids in self.engine.piece_ids(segment):
-                tokens += ids
-                last = len(ids)
-        return tokens, last
-
-    def _widen_over_spaces(self, tokens: list[int], last: int) -> int:
-        """``last`` extended over the tokens before it while all are made of spaces, tabs and
-        newlines (if the last piece starts with one): such splits may vanish when text is appended."""
-        def all_space(token: int) -> bool:
-            return token not in self._special_ids and not self._table.single(token).strip(b" \n\t")
-
-        if last and all_space(tokens[-last]):
-            while last < len(tokens) and all_space(tokens[-last - 1]):
-                last += 1
-        return last
-
-    def _merge_without_shortcut(self, data: bytes) -> list[int]:
-        """BPE of ``data`` even if ``data`` is itself a token (tiktoken merges so in a few places)."""
-        if data in self._mergeable_ranks:  # a single token: short, so the plain merge is cheap
-            return reference_merge(data, self._mergeable_ranks)
-        return merge_piece(data, self._mergeable_ranks)
-
     # ---------------------------------------------------------------- stages
     def special_segments(
         self,
@@ -671,7 +445,7 @@ class Encoding:
         >>> list(get_encoding("cl100k_base").special_segments("a<|endoftext|>b", allowed_special="all"))
         [('a', None), ('<|endoftext|>', 100257), ('b', None)]
         """
-        allowed = self._check_policy(text, allowed_special, disallowed_special)
+        allowed = self._policy.allowed(text, allowed_special, disallowed_special)
         text = repair_surrogates(text)
         if not allowed:
             return iter(((text, None),) if text else ())
@@ -683,24 +457,6 @@ class Encoding:
         return BlockCutter(self.engine.pre_tokenizer, self._scanner, BLOCK_CHARS, first=first_block)
 
     # ---------------------------------------------------------------- private
-    def _check_policy(self, text: str, allowed_special: AllowedSpecial, disallowed_special: DisallowedSpecial) -> frozenset[str]:
-        """Apply the allowed/disallowed policy; return the allowed set."""
-        if allowed_special == "all":
-            allowed = self._special_set
-        else:
-            allowed = _token_names(allowed_special, "allowed_special")
-        if disallowed_special == "all":
-            disallowed = self._special_set - allowed
-        elif not disallowed_special:  # (), an empty set, None: no check, as in tiktoken
-            disallowed = frozenset()
-        else:
-            disallowed = _token_names(disallowed_special, "disallowed_special")
-        if disallowed:
-            found = self._scanner.find(text, disallowed)
-            if found is not None:
-                raise DisallowedSpecialTokenError(found)
-        return allowed & self._special_set
-
     def _ids(
         self,
         text: str,
@@ -709,81 +465,19 @@ class Encoding:
         *,
         packed: bool = False,
         first_block: int | None = None,
+        ids_of: Callable[[str], tuple[int, ...]] | None = None,
     ) -> Iterator[Any]:
         """Token ids as a stream of tuples, one per piece or special token; with ``packed``, as
         bytes holding the ids as native uint32 (see ``encode_to_array``). ``first_block``: long
-        text is pretokenized in blocks that start that small (see ``Pretokenizer.blocks``)."""
+        text is pretokenized in blocks that start that small (see ``Pretokenizer.blocks``);
+        ``ids_of``: see ``Engine.piece_ids``."""
         segments = self.special_segments(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
 
         def special(token_id: int) -> Any:
             return array("I", (token_id,)).tobytes() if packed else (token_id,)
 
         return chain.from_iterable(
-            self.engine.piece_ids(segment, packed=packed, first_block=first_block) if special_id is None else (special(special_id),)
+            self.engine.piece_ids(segment, packed=packed, first_block=first_block, ids_of=ids_of)
+            if special_id is None else (special(special_id),)
             for segment, special_id in segments
         )
-
-
-def _token_names(value: object, option: str) -> frozenset[str]:
-    """A special-token option other than ``"all"`` as a set of names; a single name given as a
-    string (which tiktoken refuses too) would otherwise be read as a set of characters."""
-    if isinstance(value, str):
-        raise InvalidInputError(
-            f'{option} must be "all" or a set of special-token strings, not the string {value!r}; '
-            f"for that one token write {{{value!r}}}"
-        )
-    try:
-        return frozenset(value)  # type: ignore[arg-type]
-    except TypeError:
-        raise InvalidInputError(f'{option} must be "all" or a set of special-token strings, not {type(value).__name__}') from None
-
-
-def _rank_ordered(name: str, ranks: dict[bytes, int]) -> list[bytes]:
-    """Token bytes indexed by rank (``b""`` where a rank is unused); rejects shared ranks."""
-    if not isinstance(ranks, dict) or not ranks:
-        raise VocabFormatError(f"{name}: mergeable_ranks must be a non-empty dict of bytes -> rank")
-    top = max(ranks.values())
-    if not isinstance(top, int) or top >= 4 * len(ranks) + 1024:
-        raise VocabFormatError(f"{name}: ranks must be integers 0..n-1 (nearly dense); the largest is {top!r}")
-    tokens = [b""] * (top + 1)
-    for token, rank in ranks.items():
-        if not isinstance(rank, int) or rank < 0 or not isinstance(token, bytes) or not token:
-            raise VocabFormatError(f"{name}: mergeable_ranks must map non-empty bytes to ranks >= 0; got {token!r}: {rank!r}")
-        if tokens[rank]:
-            raise VocabFormatError(f"{name}: two mergeable tokens share a rank ({rank})")
-        tokens[rank] = token
-    return tokens
-
-
-def _validate(
-    name: str,
-    ranks: dict[bytes, int],
-    token_bytes: list[bytes],
-    special: dict[str, int],
-    explicit_n_vocab: int | None,
-) -> None:
-    missing = [b for b in range(256) if bytes((b,)) not in ranks]
-    if missing:
-        raise VocabFormatError(
-            f"{name}: mergeable_ranks lacks {len(missing)} single-byte token(s) (first: {bytes((missing[0],))!r}); "
-            "byte-level BPE needs all 256 so that any text can be encoded"
-        )
-    clash = sorted(i for i in special.values() if i < len(token_bytes) and token_bytes[i])
-    if clash:
-        raise VocabFormatError(f"{name}: special token id(s) {clash[:5]} are also mergeable ranks")
-    odd = next((t for t in special if not isinstance(t, str)), None)
-    if odd is not None:
-        hint = " (decode them: {token.decode(): id})" if isinstance(odd, (bytes, bytearray)) else ""
-        raise InvalidInputError(f"{name}: special_tokens keys must be str, not {type(odd).__name__}{hint}")
-    if not all(special):
-        raise VocabFormatError(f"{name}: special tokens must be non-empty strings")
-    if explicit_n_vocab is not None:
-        actual = len(ranks) + len(special)
-        top = max([len(token_bytes) - 1, *special.values()])
-        if actual != explicit_n_vocab or top != explicit_n_vocab - 1:
-            raise VocabFormatError(f"{name}: expected {explicit_n_vocab} tokens with ids 0..{explicit_n_vocab - 1}, got {actual} (max id {top})")
-
-
-def _rebuild(name: str, pat_str: str, ranks: dict[bytes, int], special: dict[str, int]) -> Encoding:
-    return Encoding(name, pat_str=pat_str, mergeable_ranks=ranks, special_tokens=special)
-

@@ -101,8 +101,10 @@ class UnsupportedTokenizerError(BytepairError, ValueError):
     JSON path and what is supported)."""
 
 
-class MissingDependencyError(BytepairError, ImportError):
-    """An optional feature needs a package that is not installed (the message names the pip extra)."""
+class MissingDependencyError(BytepairError, ModuleNotFoundError):
+    """An optional feature needs a package that is not installed (the message names the pip extra):
+    jinja2 for chat templates, numpy for ``encode_to_numpy``; a ``ModuleNotFoundError``, as the
+    failed import would be."""
 
 
 class TemplateError(BytepairError, ValueError):

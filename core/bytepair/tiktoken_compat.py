@@ -1,9 +1,11 @@
-"""Helpers for the parts of tiktoken's ``Encoding`` that are not plain encoding: unstable-tail
-completions (``encode_with_unstable``) and the optional numpy output (``encode_to_numpy``).
+"""The parts of tiktoken's ``Encoding`` that are not plain encoding: unstable-tail completions
+(``encode_with_unstable``), bytes that are not UTF-8 (``_encode_bytes``), the optional numpy output
+(``encode_to_numpy``) and tiktoken's semi-private single-piece methods, as :class:`TiktokenExtras`,
+a base class of ``Encoding``.
 
-Why a module of its own: ``encoding.py`` only wires stages together; the completion search is a
-brute-force algorithm with tiktoken's own rules and quirks, best read (and tested) on its own. It
-works on plain values and callables handed in by ``Encoding``, never on its private members.
+Why a module of its own: ``encoding.py`` wires the stages into tiktoken's everyday API; these are its
+corners, with tiktoken's own rules and quirks, best read (and tested) on their own. The completion
+search works on plain values and callables handed in, never on an encoding's members.
 
 The completion search, for the bytes ``unstable`` of the last piece (the only part of the text
 whose tokens may still change when more text is appended):
@@ -34,10 +36,14 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable, Iterator, Sequence
 from types import ModuleType
+from typing import Any
 
-from .errors import BytepairError
+from .added_tokens.policy import AllowedSpecial, DisallowedSpecial
+from .errors import InvalidInputError, MissingDependencyError
+from .models.bpe.merge import merge_piece, reference_merge
+from .text.checks import repair_surrogates, require_str
 
-__all__ = ["WHITE_SPACE", "MissingDependencyError", "completions", "import_numpy"]
+__all__ = ["WHITE_SPACE", "MissingDependencyError", "TiktokenExtras", "completions", "import_numpy"]
 
 WHITE_SPACE = frozenset(
     "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
@@ -45,10 +51,6 @@ WHITE_SPACE = frozenset(
 )
 """Unicode's ``White_Space`` characters (what tiktoken's Rust ``char::is_whitespace`` tests; Python's
 ``str.isspace`` differs: it also accepts U+001C..U+001F)."""
-
-
-class MissingDependencyError(BytepairError, ModuleNotFoundError):
-    """An optional package that one method needs (numpy for ``encode_to_numpy``) is not installed."""
 
 
 def import_numpy() -> ModuleType:
@@ -134,3 +136,172 @@ def completions(
         if char in WHITE_SPACE and len(unstable) > size:
             found.add((*bpe(unstable[:-size]), *bpe(unstable[-size:])))
     return sorted(map(list, found))
+
+
+class TiktokenExtras:
+    """tiktoken's remaining public and semi-private ``Encoding`` methods, with its semantics: a base
+    class of :class:`~bytepair.Encoding`, which holds the tables they read."""
+
+    _mergeable_ranks: dict[bytes, int]
+    _special_ids: frozenset[int]
+    _table: Any
+    _policy: Any
+    _scanner: Any
+    engine: Any
+    encode_ordinary: Callable[[str], list[int]]
+    encode_to_array: Callable[..., Any]
+    token_byte_values: Callable[[], list[bytes]]
+    decode_tokens_bytes: Callable[[Sequence[int]], list[bytes]]
+
+    def decode_with_offsets(self, tokens: Sequence[int]) -> tuple[str, list[int]]:
+        """Text and, per token, the index of the first character holding any of its bytes (tiktoken's rule).
+
+        Raises ``UnicodeDecodeError`` if the tokens do not decode to valid UTF-8, as tiktoken does.
+        """
+        token_bytes = self.decode_tokens_bytes(tokens)
+        text_len = 0
+        offsets = []
+        for token in token_bytes:
+            continuation = bool(token) and 0x80 <= token[0] < 0xC0
+            offsets.append(max(0, text_len - continuation))
+            text_len += sum(1 for byte in token if not 0x80 <= byte < 0xC0)
+        text = b"".join(token_bytes).decode("utf-8", errors="strict")
+        return text, offsets
+
+    def encode_to_numpy(
+        self,
+        text: str,
+        *,
+        allowed_special: AllowedSpecial = frozenset(),
+        disallowed_special: DisallowedSpecial = "all",
+    ) -> Any:
+        """``encode`` as a numpy ``uint32`` array. numpy is optional: without it this raises
+        :class:`~bytepair.MissingDependencyError` (``encode_to_array`` needs nothing)."""
+        ids = self.encode_to_array(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
+        numpy = import_numpy()
+        return numpy.frombuffer(ids, dtype=numpy.uint32) if ids.itemsize == 4 else numpy.array(ids, dtype=numpy.uint32)
+
+    def encode_with_unstable(
+        self,
+        text: str,
+        *,
+        allowed_special: AllowedSpecial = frozenset(),
+        disallowed_special: DisallowedSpecial = "all",
+    ) -> tuple[list[int], list[list[int]]]:
+        """Stable tokens, and every token sequence that may follow them once more text is appended.
+
+        The tokens of the last piece (and of all-whitespace tokens before it) are left out of the
+        stable part: appending text could change them. The completions are tiktoken's (their order is
+        sorted here; tiktoken's is arbitrary). Slow for a long or all-space last piece: it encodes one
+        candidate per vocabulary token that could straddle the end.
+
+        >>> from bytepair import get_encoding
+        >>> stable, completions = get_encoding("r50k_base").encode_with_unstable("hello fanta")
+        >>> stable, [277, 4910] in completions, len(completions)
+        ([31373], True, 1432)
+        """
+        require_str(text)
+        allowed = self._policy.allowed(text, allowed_special, disallowed_special)
+        tokens, last = self._ids_and_last_piece_len(repair_surrogates(text), allowed)
+        if not last:
+            return tokens, []
+        last = self._widen_over_spaces(tokens, last)
+        unstable = self._table.join(tokens[-last:])
+        del tokens[-last:]
+        if "_sorted_token_bytes" not in self.__dict__:
+            self._sorted_token_bytes = self.token_byte_values()
+        token_len = self._table.single
+        return tokens, completions(
+            unstable,
+            self._sorted_token_bytes,
+            self._mergeable_ranks.__getitem__,
+            lambda token: len(token_len(token)),
+            self.encode_ordinary,
+            self._merge_without_shortcut,
+        )
+
+    def _encode_single_piece(self, text_or_bytes: str | bytes) -> list[int]:
+        """BPE of ``text_or_bytes`` as one piece: no pattern split, no special tokens (tiktoken's).
+
+        >>> from bytepair import get_encoding
+        >>> get_encoding("r50k_base")._encode_single_piece("helloqqqq")
+        [31373, 38227, 38227]
+        """
+        if isinstance(text_or_bytes, str):
+            return list(self.engine.cache[repair_surrogates(text_or_bytes)])
+        if not isinstance(text_or_bytes, (bytes, bytearray, memoryview)):
+            raise InvalidInputError(f"expected str or bytes, not {type(text_or_bytes).__name__}")
+        data = bytes(text_or_bytes)
+        try:
+            return list(self.engine.cache[data.decode("utf-8")])
+        except UnicodeDecodeError:
+            return merge_piece(data, self._mergeable_ranks)
+
+    def _encode_only_native_bpe(self, text: str) -> list[int]:
+        """``encode_ordinary`` the plain way: split the whole text with the pattern, merge each piece
+        (no piece cache, no blocks, no long-piece chunking). A reference path that tests hold equal."""
+        require_str(text)
+        ranks = self._mergeable_ranks
+        pieces = self.engine.pre_tokenizer.split(repair_surrogates(text))
+        return [i for piece in pieces for i in merge_piece(piece.encode("utf-8"), ranks)]
+
+    def _encode_bytes(self, data: bytes) -> list[int]:
+        """Encode bytes that need not be valid UTF-8, as tiktoken does.
+
+        Valid UTF-8 is ``encode_ordinary`` of its text. Otherwise the valid prefix is encoded, then
+        its last piece (widened over trailing all-whitespace tokens) is merged again together with
+        the remaining bytes, as one piece; so a truncated character joins the piece it ends.
+        ``decode_bytes`` always gives ``data`` back.
+
+        >>> from bytepair import get_encoding
+        >>> get_encoding("cl100k_base")._encode_bytes(b" \\xec\\x8b\\xa4\\xed")
+        [62085]
+        """
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise InvalidInputError(f"expected bytes, not {type(data).__name__} (use encode() for text)")
+        data = bytes(data)
+        try:
+            return self.encode_ordinary(data.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            valid = exc.start
+        tokens, last = self._ids_and_last_piece_len(data[:valid].decode("utf-8"), frozenset())
+        last = self._widen_over_spaces(tokens, last)
+        rest = data[valid:]
+        if tokens and last:
+            rest = self._table.join(tokens[-last:]) + rest
+            del tokens[-last:]
+        tokens += merge_piece(rest, self._mergeable_ranks)
+        return tokens
+
+    def _ids_and_last_piece_len(self, text: str, allowed: frozenset[str]) -> tuple[list[int], int]:
+        """Ids of (repaired) ``text`` with ``allowed`` special tokens, and how many of them the last
+        piece gave (0 if the text ends with a special token or is empty)."""
+        tokens: list[int] = []
+        last = 0
+        segments = self._scanner.segments(text, allowed) if allowed else ((text, None),)
+        for segment, special_id in segments:
+            if special_id is not None:
+                tokens.append(special_id)
+                last = 0
+                continue
+            for ids in self.engine.piece_ids(segment):
+                tokens += ids
+                last = len(ids)
+        return tokens, last
+
+    def _widen_over_spaces(self, tokens: list[int], last: int) -> int:
+        """``last`` extended over the tokens before it while all are made of spaces, tabs and
+        newlines (if the last piece starts with one): such splits may vanish when text is appended."""
+        def all_space(token: int) -> bool:
+            return token not in self._special_ids and not self._table.single(token).strip(b" \n\t")
+
+        if last and all_space(tokens[-last]):
+            while last < len(tokens) and all_space(tokens[-last - 1]):
+                last += 1
+        return last
+
+    def _merge_without_shortcut(self, data: bytes) -> list[int]:
+        """BPE of ``data`` even if ``data`` is itself a token (tiktoken merges so in a few places)."""
+        if data in self._mergeable_ranks:  # a single token: short, so the plain merge is cheap
+            return reference_merge(data, self._mergeable_ranks)
+        return merge_piece(data, self._mergeable_ranks)

@@ -35,7 +35,7 @@ from .errors import InvalidInputError
 from .llm.chat_template import apply_chat_template
 from .models.bpe.merge import check_dropout
 from .normalizers import Normalizer
-from .pipeline.blocks import DEFAULT_BLOCK_CHARS, BlockCutter, TokenCounter
+from .pipeline.blocks import DEFAULT_BLOCK_CHARS, BlockCutter, TokenCounter, blocks_of
 from .pipeline.encoded import Encoded, post_processed, to_piecewise
 from .pipeline.engine import Engine
 from .pipeline.stream_cuts import cutter_for
@@ -45,7 +45,7 @@ from .pre_tokenizers.pattern import Pretokenizer
 from .processors import Piecewise, PostProcessor
 from .processors.padding import padded_length, padding_settings
 from .processors.truncation import truncation_settings
-from .text.checks import require_count, require_str, require_words, str_chunks
+from .text.checks import require_count, require_str, require_words
 from .text.reading import read_utf8_chunks
 from .tokenizer_files import TokenizerFiles
 
@@ -385,12 +385,7 @@ class Tokenizer(TokenizerFiles):
     def stream_blocks(self, chunks: Iterable[str], block_chars: int = DEFAULT_BLOCK_CHARS) -> Iterator[str]:
         """The text of ``chunks`` in blocks of about ``block_chars`` characters that encode exactly on
         their own (see ``block_cutter``)."""
-        cutter = self.block_cutter(block_chars)
-        for chunk in str_chunks(chunks):
-            yield from cutter.push(chunk)
-        last = cutter.finish()
-        if last:
-            yield last
+        return blocks_of(self.block_cutter(block_chars), chunks)
 
     def encode_stream(self, chunks: Iterable[str]) -> Iterator[list[int]]:
         """The ids of text that arrives in chunks, block by block, without special tokens added;

@@ -74,6 +74,8 @@ class SpecialTokenScanner:
 
     def __init__(self, special_tokens: Mapping[str, int]) -> None:
         self._ids = dict(special_tokens)
+        self.tokens = frozenset(self._ids)
+        """The special tokens' strings."""
         self.max_length = max(map(len, self._ids), default=0)
         """Length of the longest special token (0 if there are none)."""
 

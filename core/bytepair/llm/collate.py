@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..errors import InvalidInputError
-from ..tiktoken_compat import MissingDependencyError
+from ..errors import MissingDependencyError
 
 __all__ = ["IGNORE_INDEX", "collate"]
 

@@ -22,15 +22,15 @@ True
 from __future__ import annotations
 
 import codecs
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from ..added_tokens.scan import SpecialTokenScanner
 from ..pre_tokenizers.pattern import Pretokenizer
 from ..pre_tokenizers.pattern.splitter import CUT_WINDOW
-from ..text.checks import require_str
+from ..text.checks import require_str, str_chunks
 from ..text.reading import decode_error
 
-__all__ = ["DEFAULT_BLOCK_CHARS", "BlockCutter", "TokenCounter"]
+__all__ = ["DEFAULT_BLOCK_CHARS", "BlockCutter", "TokenCounter", "blocks_of"]
 
 DEFAULT_BLOCK_CHARS = 1 << 18
 """Blocks are cut at the first cut point after this many characters."""
@@ -120,6 +120,16 @@ class BlockCutter:
                 return cut
             start = cut + 1
         return None
+
+
+def blocks_of(cutter: BlockCutter, chunks: Iterable[str]) -> Iterator[str]:
+    """The blocks ``cutter`` makes of ``chunks`` (each a ``str``), the last one included: what both
+    faces' ``stream_blocks`` give."""
+    for chunk in str_chunks(chunks):
+        yield from cutter.push(chunk)
+    rest = cutter.finish()
+    if rest:
+        yield rest
 
 
 class TokenCounter:

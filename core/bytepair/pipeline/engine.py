@@ -15,12 +15,13 @@ stream cutter and the browser bridge all reach ids through :meth:`Engine.piece_i
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import chain
 from typing import Any, Protocol
 
 from ..models import Model
 from ..models.piece_cache import PieceCache
+from ..text.offsets import piece_token_spans
 
 __all__ = ["BLOCK_CHARS", "Engine", "PieceSplitter"]
 
@@ -53,10 +54,15 @@ class Engine:
             return [text] if text else []
         return self.pre_tokenizer.split(text)
 
-    def piece_ids(self, text: str, *, packed: bool = False, first_block: int | None = None) -> Iterator[Any]:
+    def piece_ids(self, text: str, *, packed: bool = False, first_block: int | None = None,
+                  ids_of: Callable[[str], tuple[int, ...]] | None = None) -> Iterator[Any]:
         """Ids of ordinary text (no special tokens), one tuple per piece; with ``packed``, each as
         bytes of native uint32. Long texts are split block by block when the pre-tokenizer allows it
-        (blocks start at ``first_block`` characters and double, for early exits)."""
+        (blocks start at ``first_block`` characters and double, for early exits). ``ids_of`` gives
+        a piece's ids by another rule than the model's (BPE-dropout): the cache is then neither read
+        nor filled."""
+        if ids_of is not None:
+            return map(ids_of, self.split(text))
         get = (self.cache.packed if packed else self.cache).__getitem__
         if len(text) <= (first_block or BLOCK_CHARS) or not self.cuttable:
             return map(get, self._block_pieces(text))
@@ -68,3 +74,19 @@ class Engine:
         pieces = self.split(block)
         self.cache.prefetch(pieces)
         return pieces
+
+    def piece_spans(self, text: str, byte_length: Callable[[int], int], base: int = 0) -> list[tuple[int, int]]:
+        """Each token's ``[start, end)`` characters, found piece by piece (``text/offsets.py``'s rule;
+        ``byte_length(id)`` is a token's size in bytes): the plain way, for a pattern that leaves some
+        text out of every piece. ``base`` is added to every span.
+
+        >>> from bytepair import get_encoding
+        >>> enc = get_encoding("o200k_base")
+        >>> enc.engine.piece_spans("hi 🫠", lambda i: len(enc.decode_single_token_bytes(i)))
+        [(0, 2), (2, 4), (3, 4), (3, 4)]
+        """
+        spans: list[tuple[int, int]] = []
+        for start, end in self.pre_tokenizer.spans(text):  # type: ignore[union-attr]
+            piece = text[start:end]
+            spans += piece_token_spans(piece, [byte_length(i) for i in self.cache[piece]], base + start)
+        return spans

@@ -67,7 +67,7 @@ def longest_first(n1: int, n2: int, budget: int) -> tuple[int, int]:
     >>> longest_first(10, 3, 8), longest_first(10, 9, 7), longest_first(9, 9, 7), longest_first(5, 9, 8)
     ((5, 3), (4, 3), (3, 4), (4, 4))
     """
-    short, long_ = min(n1, n2), max(n1, n2)
+    short = min(n1, n2)
     keep_long = short if short > budget else max(short, budget - short)
     keep_short = short
     if keep_short + keep_long > budget:

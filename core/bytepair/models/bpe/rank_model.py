@@ -21,6 +21,7 @@ from random import Random
 
 from .merge import apply_merges, merge_dropout, merge_three
 from .char_merge import CharStarts, Fragments, LazyCharMerge, fragment_tables, pack_fragments
+from ...errors import InvalidInputError, VocabFormatError
 from ...text.byte_unicode import bytes_to_visible, visible_to_bytes
 from .long_pieces import LongPieceEncoder
 from .pair_check import TWO_TOKEN_MAX_BYTES, PairCheck, merge_splits
@@ -29,7 +30,7 @@ from ...formats.packed_ranks import pack_ranks
 if TYPE_CHECKING:  # pragma: no cover
     from ..piece_cache import PieceCache
 
-__all__ = ["RankModel", "pack_rank_file"]
+__all__ = ["RankModel", "check_ranks", "pack_rank_file", "rank_ordered"]
 
 
 class RankModel:
@@ -132,8 +133,54 @@ def pack_rank_file(ranks: dict[bytes, int], *, name: str, source_sha256: str | N
     >>> packed.ranks() == ranks, packed.splits[256:]
     (True, b'\\x01\\x02')
     """
-    tokens = [b""] * (max(ranks.values(), default=-1) + 1)
-    for token, rank in ranks.items():
-        tokens[rank] = token
+    tokens = rank_ordered(name, ranks)
     return pack_ranks(ranks, name=name, source_sha256=source_sha256,
                       char_fragments=pack_fragments(fragment_tables(tokens)), merge_splits=merge_splits(ranks, tokens))
+
+
+def rank_ordered(name: str, ranks: dict[bytes, int]) -> list[bytes]:
+    """Token bytes indexed by rank (``b""`` where a rank is unused); rejects shared ranks."""
+    if not isinstance(ranks, dict) or not ranks:
+        raise VocabFormatError(f"{name}: mergeable_ranks must be a non-empty dict of bytes -> rank")
+    top = max(ranks.values())
+    if not isinstance(top, int) or top >= 4 * len(ranks) + 1024:
+        raise VocabFormatError(f"{name}: ranks must be integers 0..n-1 (nearly dense); the largest is {top!r}")
+    tokens = [b""] * (top + 1)
+    for token, rank in ranks.items():
+        if not isinstance(rank, int) or rank < 0 or not isinstance(token, bytes) or not token:
+            raise VocabFormatError(f"{name}: mergeable_ranks must map non-empty bytes to ranks >= 0; got {token!r}: {rank!r}")
+        if tokens[rank]:
+            raise VocabFormatError(f"{name}: two mergeable tokens share a rank ({rank})")
+        tokens[rank] = token
+    return tokens
+
+
+def check_ranks(
+    name: str,
+    ranks: dict[bytes, int],
+    token_bytes: list[bytes],
+    special: dict[str, int],
+    explicit_n_vocab: int | None,
+) -> None:
+    """tiktoken's checks of an ``Encoding``'s tables: every byte a token, special ids apart from the
+    ranks, special tokens as non-empty strings, and the size ``explicit_n_vocab`` says."""
+    missing = [b for b in range(256) if bytes((b,)) not in ranks]
+    if missing:
+        raise VocabFormatError(
+            f"{name}: mergeable_ranks lacks {len(missing)} single-byte token(s) (first: {bytes((missing[0],))!r}); "
+            "byte-level BPE needs all 256 so that any text can be encoded"
+        )
+    clash = sorted(i for i in special.values() if i < len(token_bytes) and token_bytes[i])
+    if clash:
+        raise VocabFormatError(f"{name}: special token id(s) {clash[:5]} are also mergeable ranks")
+    odd = next((t for t in special if not isinstance(t, str)), None)
+    if odd is not None:
+        hint = " (decode them: {token.decode(): id})" if isinstance(odd, (bytes, bytearray)) else ""
+        raise InvalidInputError(f"{name}: special_tokens keys must be str, not {type(odd).__name__}{hint}")
+    if not all(special):
+        raise VocabFormatError(f"{name}: special tokens must be non-empty strings")
+    if explicit_n_vocab is not None:
+        actual = len(ranks) + len(special)
+        top = max([len(token_bytes) - 1, *special.values()])
+        if actual != explicit_n_vocab or top != explicit_n_vocab - 1:
+            raise VocabFormatError(f"{name}: expected {explicit_n_vocab} tokens with ids 0..{explicit_n_vocab - 1}, got {actual} (max id {top})")
