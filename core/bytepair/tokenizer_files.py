@@ -45,6 +45,15 @@ __all__ = ["TokenizerFiles"]
 class TokenizerFiles:
     """Loading and saving for :class:`~bytepair.Tokenizer` (see the module docstring)."""
 
+    # Set by Tokenizer.__init__ (tokenizer.py):
+    model: Any
+    normalizer: Any
+    pre_tokenizer: Any
+    _added: Any
+    _source: dict[str, Any]
+    _truncation: dict[str, Any] | None
+    _padding: dict[str, Any] | None
+
     # ---------------------------------------------------------------- loading
     @classmethod
     def from_parts(cls, parts: TokenizerParts) -> Tokenizer:
@@ -54,7 +63,10 @@ class TokenizerFiles:
             post_processor=parts.post_processor, decoder=parts.decoder, added_tokens=parts.added_tokens,
             source=parts.source,
         )
-        tok._truncation, tok._padding = parts.truncation, parts.padding
+        if parts.truncation is not None:
+            tok.enable_truncation(**parts.truncation)
+        if parts.padding is not None:
+            tok.enable_padding(**parts.padding)
         return tok
 
     @classmethod
@@ -191,12 +203,11 @@ class TokenizerFiles:
         """The ``tokenizer.json`` text: the loaded file with the current added tokens, padding and
         truncation; for a tokenizer made by :meth:`from_encoding`, a file HF ``tokenizers`` encodes
         the same way (``pipeline/tokenizer_json.py``'s ``rank_table_json``)."""
-        tok: Tokenizer = self  # type: ignore[assignment]
-        added = list(tok._added)
-        data = dict(tok._source) if tok._source else self._rank_table_json()
+        added = list(self._added)
+        data = dict(self._source) if self._source else self._rank_table_json()
         data.setdefault("version", "1.0")
-        data["truncation"] = truncation_json(tok._truncation)
-        data["padding"] = padding_json(tok._padding)
+        data["truncation"] = truncation_json(self._truncation)
+        data["padding"] = padding_json(self._padding)
         data["added_tokens"] = [t.to_json() for t in added]
         renumbered = renumbered_by_hf(data.get("model", {}).get("vocab"), [(t.content, t.id) for t in added])
         if renumbered:
@@ -207,11 +218,10 @@ class TokenizerFiles:
         return json.dumps(data, ensure_ascii=False, indent=2 if pretty else None)
 
     def _rank_table_json(self) -> dict[str, Any]:
-        tok: Tokenizer = self  # type: ignore[assignment]
-        ranks, pattern = getattr(tok.model, "ranks", None), getattr(tok.pre_tokenizer, "pattern", None)
+        ranks, pattern = getattr(self.model, "ranks", None), getattr(self.pre_tokenizer, "pattern", None)
         if ranks is None or pattern is None:  # pragma: no cover - every Tokenizer has a source or ranks
             raise UnsupportedTokenizerError("this tokenizer has neither a tokenizer.json source nor a rank table to write")
-        return rank_table_json(pattern, ranks, {t.content: t.id for t in tok._added})
+        return rank_table_json(pattern, ranks, {t.content: t.id for t in self._added})
 
     def save(self, path: str | os.PathLike[str], pretty: bool = True) -> None:
         """Write ``to_str()`` to ``path``, for HF ``tokenizers`` and transformers'
@@ -223,7 +233,7 @@ class TokenizerFiles:
         """The model as GPT-2 / HF ``vocab.json`` + ``merges.txt`` in ``folder`` (``{prefix}-vocab.json``
         ... with a prefix), as HF's ``tokenizer.model.save``; returns the two paths. Only the model:
         the pre-tokenizer, added tokens and the rest stay in ``tokenizer.json``."""
-        model = self.model  # type: ignore[attr-defined]
+        model = self.model
         ranks = getattr(model, "ranks", None)
         if ranks is not None:
             merges: Any = [(bytes_to_visible(a), bytes_to_visible(b)) for a, b in merges_from_ranks(ranks)]
@@ -248,29 +258,27 @@ class TokenizerFiles:
         >>> enc.encode("hello world"), enc.name
         ([31373, 995], 'copy')
         """
-        tok: Tokenizer = self  # type: ignore[assignment]
         label = name or self.encoding_name or "tokenizer"
         ranks = self._rank_table()
-        if tok.normalizer is not None and not drop_normalizer:
+        if self.normalizer is not None and not drop_normalizer:
             raise UnsavableError(
-                f"this tokenizer normalizes text first ({type(tok.normalizer).__name__}), which a tiktoken Encoding "
+                f"this tokenizer normalizes text first ({type(self.normalizer).__name__}), which a tiktoken Encoding "
                 "cannot do; pass drop_normalizer=True to convert anyway (ids then differ on text the normalizer changes)"
             )
-        if getattr(tok.model, "ranks", None) is not None:  # made by from_encoding: the encoding's own pattern
-            pattern = tok.pre_tokenizer.pattern  # type: ignore[union-attr]
+        if getattr(self.model, "ranks", None) is not None:  # made by from_encoding: the encoding's own pattern
+            pattern = self.pre_tokenizer.pattern
         else:
-            pattern = tiktoken_pattern(tok.pre_tokenizer)
+            pattern = tiktoken_pattern(self.pre_tokenizer)
         taken = set(ranks.values())
-        specials = {t.content: t.id for t in tok._added if t.id not in taken}
+        specials = {t.content: t.id for t in self._added if t.id not in taken}
         return Encoding(label, pat_str=pattern, mergeable_ranks=ranks, special_tokens=specials)
 
     def _rank_table(self) -> dict[bytes, int]:
         """Token bytes -> id, when the model is byte-level BPE with merges in id order."""
-        tok: Tokenizer = self  # type: ignore[assignment]
-        ranks = getattr(tok.model, "ranks", None)
+        ranks = getattr(self.model, "ranks", None)
         if ranks is not None:
             return dict(ranks)
-        return tok.model.rank_table(exclude={t.content for t in tok._added})  # type: ignore[union-attr]
+        return self.model.rank_table(exclude={t.content for t in self._added})  # type: ignore[no-any-return]
 
     def save_tiktoken(self, path: str | os.PathLike[str]) -> None:
         """The vocabulary as a ``.tiktoken`` file (``base64(token) rank`` lines, rank = id), atomically.

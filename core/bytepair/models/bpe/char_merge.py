@@ -46,7 +46,7 @@ from itertools import repeat
 from operator import add, mul
 from typing import TYPE_CHECKING, Any
 
-from .merge import _NO_RANK, _SINGLE_BYTES, merge_steps
+from .merge import NO_RANK, SINGLE_BYTES, merge_steps
 
 if TYPE_CHECKING:  # pragma: no cover
     from .pair_merge import MergeTable
@@ -224,7 +224,7 @@ class CharStarts(_Starts):
         self.ranks = ranks
         self._tokens = tokens
         self._precomputed = fragments
-        self._single = _SINGLE_BYTES
+        self._single = SINGLE_BYTES
 
     def _token_bytes(self) -> Iterable[bytes]:
         return self._tokens if self._tokens is not None else list(self.ranks)
@@ -241,10 +241,10 @@ class CharStarts(_Starts):
         cannot vouch for them (condition 2 failed): then merge its bytes."""
         get = self.ranks.get
         parts, guards = self._start(piece)
-        pair_ranks = list(map(get, map(add, parts, parts[1:]), repeat(_NO_RANK)))
+        pair_ranks = list(map(get, map(add, parts, parts[1:]), repeat(NO_RANK)))
         while pair_ranks:
             best = min(pair_ranks)
-            if best == _NO_RANK:
+            if best == NO_RANK:
                 break
             i = pair_ranks.index(best)
             if best <= guards[i] or best <= guards[i + 1]:
@@ -256,9 +256,9 @@ class CharStarts(_Starts):
             del guards[i + 1]
             del pair_ranks[i]
             if i < len(pair_ranks):
-                pair_ranks[i] = get(merged + parts[i + 1], _NO_RANK)
+                pair_ranks[i] = get(merged + parts[i + 1], NO_RANK)
             if i:
-                pair_ranks[i - 1] = get(parts[i - 1] + merged, _NO_RANK)
+                pair_ranks[i - 1] = get(parts[i - 1] + merged, NO_RANK)
         return list(map(self.ranks.__getitem__, parts))
 
 

@@ -34,8 +34,8 @@ __all__ = ["LONG_PIECE_BYTES", "apply_merges", "check_dropout", "merge_dropout",
 
 # Above this many bytes the heap merge wins over rescanning the pair list each step.
 LONG_PIECE_BYTES = 48
-_NO_RANK = 1 << 62
-_SINGLE_BYTES = tuple(bytes((b,)) for b in range(256))
+NO_RANK = 1 << 62
+SINGLE_BYTES = tuple(bytes((b,)) for b in range(256))
 
 
 def merge_steps(parts: list[bytes], ranks: dict[bytes, int]) -> Iterator[tuple[int, int, bytes, bytes]]:
@@ -119,12 +119,12 @@ def merge_three(piece: bytes, ranks: dict[bytes, int]) -> tuple[int, ...]:
 
 def _merge_short(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
     get = ranks.get
-    parts = list(map(_SINGLE_BYTES.__getitem__, piece))
-    # pair_ranks[i] is the rank of parts[i] + parts[i + 1] (or _NO_RANK).
-    pair_ranks = list(map(get, map(add, parts, parts[1:]), repeat(_NO_RANK)))
+    parts = list(map(SINGLE_BYTES.__getitem__, piece))
+    # pair_ranks[i] is the rank of parts[i] + parts[i + 1] (or NO_RANK).
+    pair_ranks = list(map(get, map(add, parts, parts[1:]), repeat(NO_RANK)))
     while pair_ranks:
         best = min(pair_ranks)
-        if best == _NO_RANK:
+        if best == NO_RANK:
             break
         i = pair_ranks.index(best)
         merged = parts[i] + parts[i + 1]
@@ -132,9 +132,9 @@ def _merge_short(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
         del parts[i + 1]
         del pair_ranks[i]
         if i < len(pair_ranks):
-            pair_ranks[i] = get(merged + parts[i + 1], _NO_RANK)
+            pair_ranks[i] = get(merged + parts[i + 1], NO_RANK)
         if i:
-            pair_ranks[i - 1] = get(parts[i - 1] + merged, _NO_RANK)
+            pair_ranks[i - 1] = get(parts[i - 1] + merged, NO_RANK)
     return list(map(ranks.__getitem__, parts))
 
 
@@ -172,7 +172,7 @@ def _first_pair_ranks(piece: bytes, ranks: dict[bytes, int], table: list[int | N
     """The rank of each adjacent byte pair of ``piece`` (None where it is no token): from the pair
     table if there is one (``_pair_table``), else looked up as bytes."""
     if table is None:
-        parts = list(map(_SINGLE_BYTES.__getitem__, piece))
+        parts = list(map(SINGLE_BYTES.__getitem__, piece))
         return list(map(ranks.get, map(add, parts, parts[1:])))
     return list(map(table.__getitem__, map(add, map(mul, piece[:-1], repeat(256)), piece[1:])))
 
