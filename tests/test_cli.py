@@ -175,8 +175,11 @@ def test_ctrl_c_exits_130_without_traceback() -> None:
     import signal
     import time
 
+    # A job started in the background (`make test &`) inherits SIGINT ignored, and Python then sets
+    # no KeyboardInterrupt handler: the child gets back the default disposition a terminal gives.
     proc = subprocess.Popen(
-        [sys.executable, "-m", "bytepair", "count"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        [sys.executable, "-m", "bytepair", "count"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     proc.stdin.write(b"waiting for more input ")
     proc.stdin.flush()
