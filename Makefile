@@ -37,8 +37,8 @@ BUILD_PYTHON ?= $(shell for p in $$(command -v python3.14 python3.13 python3.12 
 # Other CPython versions that must give the same pieces (their unicodedata differs: 15.0, 15.1 ...).
 OTHER_PYTHONS := 3.12 3.13 3.14
 PYENV_ROOT ?= $(HOME)/.pyenv
-CROSS_TESTS := tests/test_parity_tiktoken.py tests/test_traps.py tests/test_pretokenize.py tests/test_properties.py \
-               tests/test_unicode_exhaustive.py
+CROSS_TESTS := tests/test_parity_tiktoken.py tests/test_traps.py tests/pre_tokenizers/test_pretokenize.py tests/test_properties.py \
+               tests/pre_tokenizers/test_unicode_exhaustive.py
 
 .PHONY: pack hf-data soak demo site test test-python test-interpreters test-tiktoken-suite run bundle bench fuzz chromium clean data unicode-tables
 

@@ -280,7 +280,7 @@ function scrubFreeMemory(m) {
 
 // The standard library's parts that neither bytepair, nor jinja2 and markupsafe (chat templates),
 // nor Pyodide's own start-up and package loading import. Top-level names: a package or a module.
-// tests/test_web_startup.py runs bytepair's web paths (encodings, tokenizer.json, chat, the CLI in
+// tests/web/test_web_startup.py runs bytepair's web paths (encodings, tokenizer.json, chat, the CLI in
 // Node) on the trimmed library, and checks that none of these is in sys.modules.
 const STDLIB_DROP = [
   "__phello__", "_pyrepl", "ctypes", "curses", "dbm", "ensurepip", "http", "idlelib", "lib2to3",

@@ -2,7 +2,7 @@
 
 Why: the tokenizer patterns use ``\\p{L}``, ``\\p{N}``, ``\\s`` ... and the answer must not depend on the
 interpreter that runs them (CPython 3.11 ships Unicode 14.0, Pyodide 314 ships 16.0). tiktoken 0.14's
-regex engine agrees with Unicode 16.0 on every code point (tests/test_unicode_exhaustive.py proves it),
+regex engine agrees with Unicode 16.0 on every code point (tests/pre_tokenizers/test_unicode_exhaustive.py proves it),
 so the tables are generated from ``unicodedata2==16.0.0`` (a build-time dependency only).
 
 Usage:  python build/gen_unicode_tables.py [--check]

@@ -6,8 +6,8 @@ import pytest
 
 import bytepair
 
-from .browser import browser, dist_server, site_server  # noqa: F401 - fixtures for the browser tests
-from .tiktoken_offline import DATA, PACKAGE_DATA, fill_cache, gpt2_file, offline_tiktoken
+from tests.browser import browser, dist_server, site_server  # noqa: F401 - fixtures for the browser tests
+from tests.tiktoken_offline import DATA, PACKAGE_DATA, fill_cache, gpt2_file, offline_tiktoken
 
 __all__ = ["ALL_ENCODINGS", "CORPUS", "DATA", "PACKAGE_DATA", "corpus_texts", "gpt2_file"]
 

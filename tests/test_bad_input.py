@@ -20,7 +20,7 @@ from bytepair import (
 )
 from bytepair.formats import parse_tiktoken_bpe, read_packed_ranks
 
-from .conftest import PACKAGE_DATA
+from tests.conftest import PACKAGE_DATA
 
 ENC = bytepair.get_encoding("o200k_base")
 

@@ -35,7 +35,7 @@ from hypothesis import strategies as st
 
 import bytepair
 
-from .conftest import ALL_ENCODINGS
+from tests.conftest import ALL_ENCODINGS
 
 FUZZ_SECONDS = float(os.environ.get("BYTEPAIR_FUZZ_SECONDS") or 20)
 FUZZ_SEED = int(os.environ.get("BYTEPAIR_FUZZ_SEED") or 20260806)

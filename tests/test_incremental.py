@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import bytepair
 from bytepair.incremental import IncrementalEncoder, safe_prefix_end
 
-from .conftest import corpus_texts
+from tests.conftest import corpus_texts
 
 TEXT = "\n".join(corpus_texts().values())
 

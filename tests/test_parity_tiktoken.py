@@ -8,7 +8,7 @@ import pytest
 
 import bytepair
 
-from .conftest import ALL_ENCODINGS, corpus_texts
+from tests.conftest import ALL_ENCODINGS, corpus_texts
 
 CORPUS = corpus_texts()
 

@@ -265,7 +265,7 @@ def readme_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ids = bytepair.get_encoding("o200k_base").encode(SAMPLE_TEXT)
     (here / "ids.json").write_text(str(ids), encoding="utf-8")
     # The README's tokenizer.json examples: GPT-2's (fetched by `make hf-data`).
-    from .hf_reference import hf_folder
+    from tests.hf_reference import hf_folder
 
     shutil.copy(hf_folder("gpt2") / "tokenizer.json", here / "tokenizer.json")
     return here
@@ -275,7 +275,7 @@ def _expected_output(command: str) -> str | None:
     """What the Python API says the command should print (None: only check that it runs)."""
     words = shlex.split(command.replace("<", " "))
     if "--tokenizer" in words:  # the README's tokenizer.json is GPT-2's (see readme_files)
-        from .hf_reference import hf_folder
+        from tests.hf_reference import hf_folder
 
         tok = bytepair.Tokenizer.from_file(hf_folder("gpt2") / "tokenizer.json")
         return f"{tok.count(SAMPLE_TEXT)}\n" if words[1] == "count" else None

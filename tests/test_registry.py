@@ -60,7 +60,7 @@ def test_data_dir_override_checks_hashes_unless_verified(monkeypatch: pytest.Mon
     from bytepair import registry
     from bytepair.formats.packed_ranks import read_packed_ranks
 
-    from .conftest import PACKAGE_DATA
+    from tests.conftest import PACKAGE_DATA
 
     monkeypatch.setattr(registry, "_ENCODINGS", {})
     registry._packed.cache_clear()

@@ -2,7 +2,7 @@
 gets (type, and a fragment of a message that says what to do). Nothing here may hang, leak a
 traceback from deep inside, or answer with a wrong id.
 
-The JavaScript API has its own table (``web/test/`` under Node, ``tests/test_web_bundle.py`` in
+The JavaScript API has its own table (``web/test/`` under Node, ``tests/web/test_web_bundle.py`` in
 Chromium); the differential fuzz against tiktoken is ``tests/test_fuzz_differential.py``.
 """
 
@@ -29,7 +29,7 @@ from bytepair import (
     VocabFormatError,
 )
 
-from .conftest import DATA
+from tests.conftest import DATA
 
 ENC = bytepair.get_encoding("cl100k_base")
 RANKS = {bytes((b,)): b for b in range(256)}

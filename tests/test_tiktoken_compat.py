@@ -20,7 +20,7 @@ import bytepair.registry
 from bytepair.formats import expand_to_tiktoken_text, read_packed_ranks
 from bytepair.tiktoken_compat import WHITE_SPACE, MissingDependencyError
 
-from .conftest import ALL_ENCODINGS, PACKAGE_DATA, corpus_texts, gpt2_file
+from tests.conftest import ALL_ENCODINGS, PACKAGE_DATA, corpus_texts, gpt2_file
 
 CORPUS = corpus_texts()
 MAIN = ["r50k_base", "cl100k_base", "o200k_base"]

@@ -254,7 +254,7 @@ const rotl = (x, r) => (x << r) | (x >>> (32 - r));
  * included); a warm start is bound by that thread. What the check guards against is bytes changed
  * at rest, not an attacker (who could write the origin's files could run its code), and a
  * non-cryptographic hash with XXH32's mixing catches that. Assets from the network keep their
- * sha256 against the manifest. tests/test_web_checksum.py holds it to the `xxhash` package.
+ * sha256 against the manifest. tests/web/test_web_checksum.py holds it to the `xxhash` package.
  *
  * Example: xxh32(new Uint8Array(0)) === 0x02cc5d05 */
 export function xxh32(bytes) {

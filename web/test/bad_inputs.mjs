@@ -1,6 +1,6 @@
 // Bad inputs for every public entry point of the JavaScript API, with the error each must raise:
 // [what, call, error name, fragment of the message]. One table for two runners: Node
-// (bad_input.test.mjs) and Chromium (tests/test_js_bad_input.py, which imports this file as a
+// (bad_input.test.mjs) and Chromium (tests/web/test_js_bad_input.py, which imports this file as a
 // blob), so it imports nothing. `call` receives { bp, tok, disposed, closed }: the module, a live
 // o200k_base tokenizer, a disposed one, and a closed stream decoder of `tok`.
 

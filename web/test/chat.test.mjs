@@ -1,7 +1,7 @@
 // Chat through the JavaScript API under Node: countChat/encodeChat/applyChatTemplate against what the
-// native core computed (tests/test_web_chat.py writes it into BYTEPAIR_FIXTURE's "chat"; the native
-// apply_chat_template is checked against transformers in tests/test_chat_template.py, count_chat
-// against the OpenAI cookbook's printed numbers in tests/test_chat_count.py).
+// native core computed (tests/web/test_web_chat.py writes it into BYTEPAIR_FIXTURE's "chat"; the native
+// apply_chat_template is checked against transformers in tests/llm/test_chat_template.py, count_chat
+// against the OpenAI cookbook's printed numbers in tests/llm/test_chat_count.py).
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";

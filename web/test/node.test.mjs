@@ -1,4 +1,4 @@
-// The JavaScript API under Node (run by `node --test web/test/`, which tests/test_node_api.py does
+// The JavaScript API under Node (run by `node --test web/test/`, which tests/web/test_node_api.py does
 // with BYTEPAIR_FIXTURE pointing at ids computed by the native Python core).
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";

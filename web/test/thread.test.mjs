@@ -1,6 +1,6 @@
 // Under Node the runtime answers from a worker thread: a long encode leaves the caller's event loop
 // free, and the thread neither keeps a finished script alive nor lets one end while it waits for an
-// answer. (Run by `node --test web/test/`, tests/test_node_api.py.)
+// answer. (Run by `node --test web/test/`, tests/web/test_node_api.py.)
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { test } from "node:test";

@@ -1,6 +1,6 @@
 // Open-model tokenizers (tokenizer.json) through the JavaScript API under Node, against ids the
-// native bytepair.Tokenizer computed (tests/test_node_api.py writes them to BYTEPAIR_FIXTURE; the
-// native Tokenizer is checked against HF tokenizers in tests/test_tokenizer_json.py).
+// native bytepair.Tokenizer computed (tests/web/test_node_api.py writes them to BYTEPAIR_FIXTURE; the
+// native Tokenizer is checked against HF tokenizers in tests/pipeline/test_tokenizer_json.py).
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";

@@ -1,4 +1,4 @@
-// train() under Node against Python's bytepair.train: tests/test_web_train.py writes the fixture
+// train() under Node against Python's bytepair.train: tests/web/test_web_train.py writes the fixture
 // (BYTEPAIR_TRAIN_FIXTURE: settings, texts or a file, and the tokenizer.json Python trains) and reads
 // back what this test saves. Without the fixture (a bare `node --test web/test/`) the tests skip.
 import assert from "node:assert/strict";
@@ -9,7 +9,7 @@ import { test } from "node:test";
 const bp = await import(new URL("../../dist/bytepair.mjs", import.meta.url).href);
 const path = process.env.BYTEPAIR_TRAIN_FIXTURE;
 const fixture = path ? JSON.parse(readFileSync(path, "utf8")) : null;
-const skip = fixture ? false : "run by tests/test_web_train.py (needs BYTEPAIR_TRAIN_FIXTURE)";
+const skip = fixture ? false : "run by tests/web/test_web_train.py (needs BYTEPAIR_TRAIN_FIXTURE)";
 
 /** The inputs of a case: its texts, or its file as a Blob (read line by line, as `bytepair train FILE`). */
 async function inputs(c) {

@@ -105,7 +105,7 @@ def _diff(what: str, summary: str, details: list[Any], *, form_only: bool = Fals
 # where HF's file has `...|\s+` (a whitespace run that `\s+(?!\S)` cannot take is one character
 # long; one that ends the text `\s+(?!\S)` takes whole anyway). Not so cl100k's rewrite: against
 # the pattern of Llama 3's file, `\s++$` takes " \n " at the end of a text whole, where the older
-# form gives " \n" and " ". tests/test_analysis.py holds each pair listed here to the same pieces.
+# form gives " \n" and " ". tests/analysis/test_analysis.py holds each pair listed here to the same pieces.
 SAME_SPLIT = {R50K_PATTERN: GPT2_PATTERN}
 
 

@@ -5,7 +5,7 @@ is its characters followed by the symbol "</w>"; each step merges the adjacent p
 count (occurrences x word frequency, overlaps counted: "aaa" holds (a, a) twice), rewriting every
 word left to right without overlaps. Ties go to the pair met first when the words are read in order
 of first appearance and each word left to right: exactly what rebuilding a dict of pair counts each
-step and taking ``max(counts, key=counts.get)`` gives (``tests/test_train_classic.py`` holds that
+step and taking ``max(counts, key=counts.get)`` gives (``tests/trainers/test_train_classic.py`` holds that
 few-line reference and checks this module against it on random inputs).
 
 Here the counts are kept up to date instead: words are distinct types with weights, a pair ->

@@ -3,7 +3,7 @@
 Why a module of its own: this loop is the whole cost of training once the pieces are counted, and
 its bookkeeping *is* the specification. ``tokenizers`` 0.23.3 (``models/bpe/trainer.rs`` and
 ``word.rs``) does the following, and so does :func:`learn_merges` (each rule checked against the
-library in ``tests/test_train_byte_level.py``):
+library in ``tests/trainers/test_train_byte_level.py``):
 
 * Words are the distinct pieces, each with its count; a word is a list of token ids.
 * A pair's count is the sum over words of (occurrences in the word x the word's count), overlaps

@@ -11,7 +11,7 @@ Python's reading of the syntax differs from Rust's are rewritten:
 * ``\\x{HHHH}`` becomes ``\\UHHHHHHHH``; groups become non-capturing (matches are used whole).
 
 ``dialect="onig"`` reads the pattern as Oniguruma (Ruby syntax) does, the engine Hugging Face
-``tokenizers`` runs ``Split`` patterns on (tests/test_onig_unicode.py holds each rule to it):
+``tokenizers`` runs ``Split`` patterns on (tests/pre_tokenizers/test_onig_unicode.py holds each rule to it):
 
 * ``^`` and ``$`` are the start and end of a *line* (after / before any ``\\n``, or the text's
   ends); ``\\Z`` also matches before a final ``\\n``; ``{n,m}+`` is not possessive but a repetition
