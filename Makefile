@@ -79,7 +79,7 @@ $(BUILD_STAMP):
 	touch $(BUILD_STAMP)
 
 $(WHEEL): $(BASE_STAMP) $(CORE_SRC) pyproject.toml
-	rm -rf build/wheel
+	rm -rf build/wheel .setuptools-build  # setuptools keeps old build/lib files: a moved module would ship twice
 	$(PY) -m pip wheel --quiet --disable-pip-version-check --no-deps -w build/wheel .
 
 dist/manifest.json: $(WHEEL) $(NODE_STAMP) $(BUILD_STAMP) $(WEB_SRC) build/bundle.mjs build/fetch_hf_tokenizers.py build/chat_wheels.py
@@ -146,13 +146,11 @@ run: $(STAMP)
 	$(VENV)/bin/bytepair inspect --encoding o200k_base tests/data/sample.txt
 	$(VENV)/bin/bytepair count --encoding o200k_base tests/data/sample.txt
 
-# Each script rewrites only its own section of docs/PERFORMANCE.md (native, then browser).
+# Every benchmark section that writes a document, in turn, each in a process of its own: native,
+# tokenizer-json, browser, reliability, whitespace, training, analysis (`$(PY) -m bench --list`).
+# Each rewrites only its own section of docs/PERFORMANCE.md or docs/RELIABILITY.md.
 bench: $(STAMP) site chromium hf-data
-	$(PY) bench/bench_encode.py
-	$(PY) bench/bench_tokenizer_json.py
-	$(PY) bench/bench_web.py
-	$(PY) bench/bench_reliability.py
-	$(PY) bench/bench_train.py
+	$(PY) -m bench all
 
 # Differential fuzz against tiktoken over every encoding for FUZZ_SECONDS (CI runs the same test for 20 s).
 # A new seed each run unless FUZZ_SEED= is given; the summary also goes to build/cache/fuzz-report.txt.

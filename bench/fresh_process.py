@@ -1,4 +1,6 @@
-"""Measurements that need a fresh interpreter, run by ``bench_encode.py`` as ``python fresh_process.py TASK ...``.
+"""Measurements that need a fresh interpreter, run by section ``native`` (``native_measure.py``) as
+``python bench/fresh_process.py TASK ...``; it imports bytepair from the snapshot the section puts on
+``PYTHONPATH``.
 
 Why a separate script: import time, ``get_encoding`` time and a first encode with empty caches can
 only be seen in a new process, and tiktoken's o200k_base panics (a Rust ``PanicException``) on

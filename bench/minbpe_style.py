@@ -1,4 +1,4 @@
-"""The baseline trainer of bench/bench_train.py: minbpe's plain loop, over distinct pieces.
+"""The baseline trainer of section ``training`` (bench/training.py): minbpe's plain loop, over distinct pieces.
 
 Why: it is what a pure-Python trainer looks like before any care for speed (minbpe's
 ``RegexTokenizer.train``): every step recounts every pair of every piece and rewrites every piece.

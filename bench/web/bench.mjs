@@ -1,6 +1,6 @@
 // The browser benchmark page's code: loads one tokenizer library at a time and times it. Driven by
-// bench/bench_web.py through Playwright (`page.evaluate("bench.…")`); nothing here decides what to
-// measure or how to report it.
+// `python -m bench browser` through Playwright (`page.evaluate("bench.…")`); nothing here decides what
+// to measure or how to report it.
 //
 // Every library is wrapped in the same small adapter, { encode, count, dispose, timings }, whose
 // calls are awaited whether the library is synchronous (the JavaScript peers, on this page's main
@@ -81,7 +81,7 @@ const LIBRARIES = {
 let current = null; // { name, encoding, lib } loaded by bench.load
 
 /** First 16 hex digits of sha256 over the ids as little-endian uint32: the same fingerprint the
- * Python side computes (`suite.digest`), so ids can be compared without sending them back. */
+ * Python side computes (`bench.common.digest`), so ids can be compared without sending them back. */
 async function digest(ids) {
   const words = ids instanceof Uint32Array ? ids : Uint32Array.from(ids);
   const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", words));

@@ -1,9 +1,9 @@
-"""Reliability on big, awkward inputs: memory and early exit; section `reliability` of docs/RELIABILITY.md.
+"""Reliability on big, awkward inputs: memory and early exit; sections `reliability` and
+`reliability-tokenizer-json` of docs/RELIABILITY.md.
 
-    make bench                                            # runs this too
-    .venv/bin/python bench/bench_reliability.py           # full run (~70 MB + 3 × 17 MB inputs), writes the doc
-    .venv/bin/python bench/bench_reliability.py --quick   # 1/20 of the sizes, one repeat; prints, writes nothing
-    .venv/bin/python bench/bench_reliability.py --only tokenizer-json   # (d) alone, its own section
+    .venv/bin/python -m bench reliability           # full run (~70 MB + 3 × 17 MB inputs), writes the doc (make bench runs it)
+    .venv/bin/python -m bench reliability --quick   # 1/20 of the sizes, one repeat; prints, writes nothing
+    .venv/bin/python -m bench reliability --only tokenizer-json   # (d) alone, its own section
 
 Why: throughput (docs/PERFORMANCE.md) says nothing about whether counting a 70 MB CSV fits in memory,
 whether a 17 MB line without a single space (minified JSON, base64, CJK) blows up, or whether
@@ -23,12 +23,12 @@ whether a 17 MB line without a single space (minified JSON, base64, CJK) blows u
 
 Inputs are generated deterministically (fixed seeds) into build/cache/reliability/, never committed.
 Children import bytepair from this checkout's core/ (PYTHONPATH), and tiktoken offline from the
-rank data bytepair ships (tests/tiktoken_offline.py).
+rank data bytepair ships (tests/tiktoken_offline.py). The whitespace runs of docs/RELIABILITY.md are
+section ``whitespace`` (``whitespace.py``).
 """
 
 from __future__ import annotations
 
-import argparse
 import base64
 import json
 import os
@@ -41,13 +41,10 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-BENCH = Path(__file__).resolve().parent
-REPO = BENCH.parent
-CORE = REPO / "core"
+from bench.common import CORE, HF_DIR, RELIABILITY, REPO, parser, replace_marked
+
 CACHE = REPO / "build" / "cache" / "reliability"
-DOC = REPO / "docs" / "RELIABILITY.md"
 JSON_SECTION = "reliability-tokenizer-json"
-HF = REPO / "build" / "cache" / "hf"
 HF_COUNT = (
     "import sys, tokenizers\n"
     "tok = tokenizers.Tokenizer.from_file(sys.argv[1])\n"
@@ -57,8 +54,6 @@ HF_COUNT = (
 MB = 1_000_000
 ENCODING = "o200k_base"
 LIMIT = 1000
-
-sys.path[:0] = [str(CORE), str(REPO)]  # this checkout's bytepair, and tests.tiktoken_offline
 
 
 # ----------------------------------------------------------------------------- inputs
@@ -281,7 +276,7 @@ def tokenizer_json_table(files: dict[str, Path], env: dict[str, str], repeats: i
             "|:---|:---|---:|---:|---:|---:|---:|---:|"]
     notes = []
     for model in ("llama3", "qwen2_5"):
-        path_json = HF / model / "tokenizer.json"
+        path_json = HF_DIR / model / "tokenizer.json"
         if not path_json.is_file():
             raise SystemExit(f"{path_json} is missing: run `make hf-data`")
         for label, path in files.items():
@@ -357,17 +352,8 @@ def allocation_table(files: dict[str, Path], env: dict[str, str], repeats: int, 
 
 # ----------------------------------------------------------------------------- report
 def replace_section(path: Path, markdown: str, name: str = "reliability") -> None:
-    """Write ``markdown`` between this script's markers for section ``name``, keeping the rest of the file."""
-    BEGIN, END = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
-    text = path.read_text(encoding="utf-8") if path.exists() else "# Reliability\n"
-    block = f"{BEGIN}\n{markdown.strip()}\n{END}"
-    if BEGIN in text and END in text:
-        text = text[: text.index(BEGIN)] + block + text[text.index(END) + len(END) :]
-    elif BEGIN in text or END in text:
-        raise ValueError(f"{path} has only one of {BEGIN} / {END}; fix it by hand")
-    else:
-        text = text.rstrip("\n") + "\n\n" + block + "\n"
-    path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+    """Write ``markdown`` between the markers of section ``name``, keeping the rest of the file."""
+    replace_marked(path, name, markdown, new_file="# Reliability\n")
 
 
 def machine() -> str:
@@ -375,16 +361,16 @@ def machine() -> str:
     return f"{platform.python_implementation()} {platform.python_version()}, {platform.machine()}, {cpus} CPUs (shared)"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="1/20 of the sizes, one repeat, write nothing")
-    parser.add_argument("--repeats", type=int, default=None, help="runs per figure, median reported (default 3)")
-    parser.add_argument("--output", type=Path, default=None, help=f"document to write (default {DOC.relative_to(REPO)})")
-    parser.add_argument("--only", choices=["tokenizer-json"], default=None, help="run only table (d) and write only its section")
-    args = parser.parse_args(argv)
+def main(argv: Sequence[str]) -> int:
+    p = parser("reliability", __doc__)
+    p.add_argument("--quick", action="store_true", help="1/20 of the sizes, one repeat, write nothing")
+    p.add_argument("--repeats", type=int, default=None, help="runs per figure, median reported (default 3)")
+    p.add_argument("--output", type=Path, default=None, help=f"document to write (default {RELIABILITY.relative_to(REPO)})")
+    p.add_argument("--only", choices=["tokenizer-json"], default=None, help="run only table (d) and write only its section")
+    args = p.parse_args(argv)
     scale = 0.05 if args.quick else 1.0
     repeats = args.repeats or (1 if args.quick else 3)
-    output = args.output or (None if args.quick else DOC)
+    output = args.output or (None if args.quick else RELIABILITY)
 
     from tests.tiktoken_offline import fill_cache
 
@@ -392,7 +378,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     files = inputs(scale)
     started = time.strftime("%Y-%m-%d")
     if args.only == "tokenizer-json":
-        command = "`.venv/bin/python bench/bench_reliability.py --only tokenizer-json`" + (f" --repeats {repeats}" if args.repeats else "")
+        command = f"`.venv/bin/python -m bench reliability --only tokenizer-json{f' --repeats {repeats}' if args.repeats else ''}`"
         section = tokenizer_json_section(files, env, repeats, command)
         print(section)
         if output is not None:
@@ -402,7 +388,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     memory, memory_notes = memory_table(files, env, repeats)
     early, early_notes = early_exit_table(files, env, repeats)
     allocation = allocation_table(files, env, repeats, int(10 * MB * scale))
-    command = "`.venv/bin/python bench/bench_reliability.py`" + (f" --repeats {repeats}" if args.repeats else "")
+    command = f"`.venv/bin/python -m bench reliability{f' --repeats {repeats}' if args.repeats else ''}`"
     markdown = "\n".join([
         "## Big and awkward inputs",
         "",
@@ -446,7 +432,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         replace_section(output, json_section, JSON_SECTION)
         print(f"\nwrote sections reliability and {JSON_SECTION} of {output}")
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

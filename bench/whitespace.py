@@ -1,9 +1,10 @@
-"""Long whitespace runs, bytepair against tiktoken; section "Whitespace runs" of docs/RELIABILITY.md.
+"""Long whitespace runs, bytepair against tiktoken; section `whitespace` ("Whitespace runs") of
+docs/RELIABILITY.md.
 
-    PYTHONPATH=core .venv/bin/python bench/bench_whitespace.py            # full run, writes the section
-    PYTHONPATH=core .venv/bin/python bench/bench_whitespace.py --quick    # 250 kB only, cl100k; prints only
+    .venv/bin/python -m bench whitespace            # full run, writes the section (make bench runs it)
+    .venv/bin/python -m bench whitespace --quick    # 250 kB only, cl100k; prints only
 
-Why a script of its own: a run of whitespace such as ``"    \\n" * n`` is one pretokenized piece
+Why a section of its own: a run of whitespace such as ``"    \\n" * n`` is one pretokenized piece
 of the whole input, so it exercises the long-piece encoder (chunks, seams, stitching) and nothing
 else; these inputs once took 12 s per megabyte. Every row is the median of three runs, each after
 emptying bytepair's caches, so a row never profits from an earlier one. tiktoken runs in-process;
@@ -13,7 +14,6 @@ its ids back to the input instead. Exits with status 1 if any ids differ from ti
 
 from __future__ import annotations
 
-import argparse
 import os
 import random
 import subprocess
@@ -23,16 +23,23 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 
-BENCH = Path(__file__).resolve().parent
-REPO = BENCH.parent
-sys.path[:0] = [str(BENCH), str(REPO)]
+import bytepair
 
-import bytepair  # noqa: E402
-from suite import clear_caches, command_line, machine_info, md_table, median_time, ratio  # noqa: E402
-from tests.tiktoken_offline import fill_cache, offline_tiktoken  # noqa: E402
+from bench.common import (
+    RELIABILITY,
+    REPO,
+    clear_caches,
+    command_line,
+    git,
+    machine_info,
+    md_table,
+    median_time,
+    parser,
+    ratio,
+    replace_marked,
+)
+from tests.tiktoken_offline import fill_cache, offline_tiktoken
 
-DEFAULT_OUTPUT = REPO / "docs" / "RELIABILITY.md"
-BEGIN, END = "<!-- whitespace:begin -->", "<!-- whitespace:end -->"
 INTRO = "# Reliability\n\nInputs that are hard on a tokenizer, and how bytepair fares on them against tiktoken.\n"
 UNITS = ("    \n", " \t", " \r\n", "\n \n", "\t\n", " \u3000", "\u00a0 ", "  \n\n", " ", "\n", "\t", "\r\n")
 MIX_ALPHABET = " \t\r\n\u3000\u00a0"
@@ -146,7 +153,7 @@ def render(rows: list[list[str]], info: dict[str, str], command: str, repeats: i
     once = ", ".join(f"{name} {ms:.0f} ms" for name, ms in tables.items())
     return (
         "## Whitespace runs\n\n"
-        f"Written by `bench/bench_whitespace.py`; command: `{command}`.\n"
+        f"Written by `python -m bench whitespace` (`bench/whitespace.py`); command: `{command}`.\n"
         f"{info['date']}; {info['cpu']}; {info['python']}; {info['versions']}; code: {info['code']}.\n\n"
         f"Each input is one pretokenized piece (a run of whitespace), so this times the long-piece encoder. "
         f"Seconds are the median of {repeats} runs; bytepair's caches are emptied before each run. "
@@ -159,43 +166,26 @@ def render(rows: list[list[str]], info: dict[str, str], command: str, repeats: i
     )
 
 
-def replace_section(path: Path, markdown: str) -> None:
-    """Replace the text between this script's markers (adding them, or the file, if missing)."""
-    text = path.read_text(encoding="utf-8") if path.exists() else INTRO
-    block = f"{BEGIN}\n{markdown.strip()}\n{END}"
-    start, end = text.find(BEGIN), text.find(END)
-    if (start < 0) != (end < 0) or text.count(BEGIN) > 1 or text.count(END) > 1:
-        raise SystemExit(f"{path}: markers {BEGIN} / {END} are broken; fix the file by hand")
-    if start >= 0:
-        text = text[:start] + block + text[end + len(END) :]
-    else:
-        text = text.rstrip("\n") + "\n\n" + block + "\n"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="250 kB, cl100k_base only; writes nothing")
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--encodings", default="cl100k_base,o200k_base,r50k_base")
-    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
-    args = parser.parse_args(argv)
+def main(argv: Sequence[str]) -> int:
+    p = parser("whitespace", __doc__)
+    p.add_argument("--quick", action="store_true", help="250 kB, cl100k_base only; writes nothing")
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--encodings", default="cl100k_base,o200k_base,r50k_base")
+    p.add_argument("--output", type=Path, default=RELIABILITY)
+    args = p.parse_args(argv)
     encodings = ["cl100k_base"] if args.quick else [e.strip() for e in args.encodings.split(",") if e.strip()]
     sizes = [250_000] if args.quick else [250_000, 1_000_000]
-    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout
-    dirty = subprocess.run(["git", "status", "--porcelain", "--", "core"], cwd=REPO, capture_output=True, text=True)
-    code = f"commit {head.strip()}" + (" plus uncommitted changes in `core/`" if dirty.stdout.strip() else "")
+    try:
+        head, dirty = git("rev-parse", "--short", "HEAD"), git("status", "--porcelain", "--", "core")
+    except (OSError, subprocess.CalledProcessError):  # not a git checkout
+        head, dirty = "", ""
+    code = f"commit {head.strip()}" + (" plus uncommitted changes in `core/`" if dirty.strip() else "")
     code += f", bytepair imported from `{os.path.relpath(Path(bytepair.__file__).resolve().parent, REPO)}`"
     rows, failures = run(encodings, sizes, args.repeats)
     markdown = render(rows, machine_info(code), command_line(), args.repeats, table_ms(encodings, args.repeats))
     print(markdown)
     if not args.quick:
-        replace_section(args.output, markdown)
+        replace_marked(args.output, "whitespace", markdown, new_file=INTRO)
     for failure in failures:
         print(f"MISMATCH: {failure}", file=sys.stderr)
     return 1 if failures else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,9 +1,9 @@
-"""Training in the browser: the JS API's ``train()`` in headless Chromium on 1 MB at an 8k vocabulary,
-beside ``bytepair.train`` on CPython in this process (the same lines, the same settings); section
-``training-web`` of docs/PERFORMANCE.md.
+"""Section ``training-web`` of docs/PERFORMANCE.md: training in the browser, the JS API's ``train()`` in
+headless Chromium on 1 MB at an 8k vocabulary, beside ``bytepair.train`` on CPython in this process
+(the same lines, the same settings).
 
-    .venv/bin/python bench/bench_train_web.py                 # writes the section
-    .venv/bin/python bench/bench_train_web.py --runs 1 --no-write
+    .venv/bin/python -m bench training-web                 # writes the section (not part of make bench)
+    .venv/bin/python -m bench training-web --runs 1 --no-write
 
 The corpus is the first 1 MB (UTF-8) of lines taken in turn from every bench/corpus file, served as a
 file that the page fetches and hands to ``train([blob])`` (read line by line, as ``bytepair train FILE``
@@ -16,7 +16,6 @@ merges are checked against CPython's; a difference stops the run.
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 import lzma
@@ -27,16 +26,13 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
-BENCH = Path(__file__).resolve().parent
-REPO = BENCH.parent
-CORPUS = BENCH / "corpus"
-sys.path.insert(0, str(REPO / "core"))
-sys.path.insert(1, str(REPO))
+import bytepair
 
-import bytepair  # noqa: E402
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, serve  # noqa: E402
+from bench.common import PERFORMANCE, REPO, corpus_files, parser, replace_section
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, serve
 
 PAGE = """<!doctype html><meta charset=utf-8><title>train bench</title>
 <script type=module>
@@ -61,7 +57,7 @@ window.ready = true;
 
 def corpus_lines(limit: int) -> list[str]:
     """Lines in turn from every corpus file until ``limit`` UTF-8 bytes."""
-    files = [lzma.open(p, "rt", encoding="utf-8").read().splitlines(keepends=True) for p in sorted(CORPUS.glob("*.txt.xz"))]
+    files = [lzma.open(p, "rt", encoding="utf-8").read().splitlines(keepends=True) for p in corpus_files()]
     lines: list[str] = []
     size = 0
     for i in range(max(map(len, files))):
@@ -75,14 +71,14 @@ def corpus_lines(limit: int) -> list[str]:
     return lines
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--vocab", type=int, default=8000)
-    parser.add_argument("--megabytes", type=float, default=1.0)
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--no-write", action="store_true")
-    parser.add_argument("--output", default=str(REPO / "docs" / "PERFORMANCE.md"))
-    args = parser.parse_args()
+def main(argv: Sequence[str]) -> int:
+    p = parser("training-web", __doc__)
+    p.add_argument("--vocab", type=int, default=8000)
+    p.add_argument("--megabytes", type=float, default=1.0)
+    p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--no-write", action="store_true")
+    p.add_argument("--output", default=str(PERFORMANCE))
+    args = p.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
     text = "".join(corpus_lines(int(args.megabytes * 1e6)))
@@ -101,8 +97,8 @@ def main() -> None:
         (site / "index.html").write_text(PAGE, encoding="utf-8")
         server, base = serve.serve_in_background(site)
         runs = []
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             context = browser.new_context()  # one profile: the HTTP cache holds Pyodide after the first run
             for i in range(args.runs):
                 page = context.new_page()
@@ -125,7 +121,7 @@ def main() -> None:
 
     total = median("total")
     markdown = (
-        f"## Training in the browser\n\n`bench/bench_train_web.py` on {time.strftime('%Y-%m-%d')}, {platform.machine()} "
+        f"## Training in the browser\n\n`python -m bench training-web` on {time.strftime('%Y-%m-%d')}, {platform.machine()} "
         f"({os.cpu_count()} cores, shared), Chromium {version} (headless); {size / 1e6:.2f} MB of bench/corpus lines "
         f"(every file in turn) as one file, `train([blob], {{ vocabSize: {args.vocab}, pattern: \"gpt2\" }})`, "
         f"a fresh page per run, median of {len(runs)} runs; every run's merges equal CPython's.\n\n"
@@ -141,11 +137,5 @@ def main() -> None:
     )
     print(markdown)
     if not args.no_write:
-        sys.path.insert(0, str(BENCH))
-        import report
-
-        report.replace_section(Path(args.output), "training-web", markdown)
-
-
-if __name__ == "__main__":
-    main()
+        replace_section(Path(args.output), "training-web", markdown)
+    return 0

@@ -1,4 +1,5 @@
-"""Playground measurements for ``bench_web.py`` (section ``playground`` of docs/PERFORMANCE.md).
+"""Measurement ``playground`` of the browser section (``python -m bench browser``; section
+``playground`` of docs/PERFORMANCE.md).
 
 1. First load: from navigation to the first count shown, in a fresh profile (cold: everything is
    downloaded, the progress bar moves) and on the next page of the same profile (warm: the service
@@ -8,7 +9,11 @@
    updated view (count and token spans re-rendered, then the next frame painted), for single
    characters typed in the middle of the text, one at a time.
 
-Both run against the built site (``site/``: `make site`) served as /playground/.
+Both run against the built site (``site/``: `make site`) served as /playground/, on the browser
+section's harness (``browser_harness.py``).
+
+Why: the playground is where many people first meet bytepair; a first load whose progress bar does
+not move, or typing that lags behind the keys, reads as broken whatever the throughput tables say.
 """
 
 from __future__ import annotations
@@ -19,6 +24,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from bench.browser_harness import CHROMIUM, CHROMIUM_ARGS
+from bench.common import log, md_table
 
 COUNT = '[data-testid="token-count"]'
 SIZES = {"10 kB": 10_000, "1 MB": 1_000_000}
@@ -76,8 +84,6 @@ class PlaygroundResult:
 
 
 def _first_load(session: Any, profile: int, pages: int) -> list[LoadRun]:
-    from bench_web import CHROMIUM, CHROMIUM_ARGS
-
     directory = Path(tempfile.mkdtemp(prefix="playground-", dir=session.work))
     context = session.playwright.chromium.launch_persistent_context(str(directory), executable_path=CHROMIUM, args=CHROMIUM_ARGS)
     session.guard.observe(context)
@@ -139,8 +145,6 @@ def _latency(session: Any, seed: str) -> list[Latency]:
 
 def measure_playground(session: Any) -> PlaygroundResult:
     """First load (cold and warm, several fresh profiles) and keystroke latency at 10 kB and 1 MB."""
-    from suite import log
-
     loads: list[LoadRun] = []
     for profile in range(session.args.repeats):
         log(f"playground: first load, profile {profile + 1}/{session.args.repeats}")
@@ -151,8 +155,6 @@ def measure_playground(session: Any) -> PlaygroundResult:
 
 
 def render_playground(session: Any, result: PlaygroundResult) -> str:
-    from suite import md_table
-
     cold = [r.first_count_ms for r in result.loads if r.page == 0]
     warm = [r.first_count_ms for r in result.loads if r.page > 0]
     updates = [r.progress_updates for r in result.loads if r.page == 0]
