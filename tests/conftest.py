@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import gc
+from collections.abc import Iterator
+
 import pytest
 
 import bytepair
@@ -25,3 +30,27 @@ def tiktoken_ref(tmp_path_factory: pytest.TempPathFactory):
     pytest.importorskip("tiktoken")
     return offline_tiktoken(fill_cache(tmp_path_factory.mktemp("tiktoken-cache")))
 
+
+@pytest.fixture(autouse=True, scope="module")
+def _release_after_module(request: pytest.FixtureRequest) -> Iterator[None]:
+    """What a test module kept for its own tests goes when it ends: its ``functools.cache``d loaders
+    (a module's nine open models, HF's and ours, are ~1.5 GB), the shared encodings' piece caches, and
+    the heap pages freed by that. A worker runs one module after another (``--dist loadfile``), and
+    kept them all before: 4.3 GB per worker."""
+    yield
+    for value in list(vars(request.module).values()):
+        if callable(getattr(value, "cache_clear", None)) and getattr(value, "__module__", None) == request.module.__name__:
+            value.cache_clear()
+    for enc in list(bytepair.registry.ENCODINGS.values()):
+        enc.engine.cache.clear()
+    gc.collect()
+    _trim_heap()
+
+
+def _trim_heap() -> None:
+    """Give freed heap pages back to the system (glibc's ``malloc_trim``); nothing elsewhere."""
+    name = ctypes.util.find_library("c")
+    libc = ctypes.CDLL(name) if name else None
+    trim = getattr(libc, "malloc_trim", None)
+    if trim is not None:
+        trim(0)

@@ -8,6 +8,7 @@ import io
 import json
 import subprocess
 import sys
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -26,19 +27,15 @@ ROOT = Path(__file__).resolve().parents[2]
 HF = ROOT / "build" / "cache" / "hf"
 CUT = ("llama3", "qwen2_5", "qwen3", "deepseek_v3", "gpt2", "gpt4o")
 NOT_CUT = ("gemma3", "llama2")
-_TOKENIZERS: dict[str, bytepair.Tokenizer] = {}
-
-
+@lru_cache(maxsize=2)
 def tokenizer(model: str) -> bytepair.Tokenizer:
-    if model not in _TOKENIZERS:
-        if model.endswith("_base"):
-            _TOKENIZERS[model] = bytepair.Tokenizer.from_encoding(model)
-        else:
-            path = HF / model / "tokenizer.json"
-            if not path.is_file():
-                pytest.fail(f"{path} is missing: run `make hf-data` (make test does it)")
-            _TOKENIZERS[model] = bytepair.Tokenizer.from_file(path)
-    return _TOKENIZERS[model]
+    """The tokenizer of an encoding or an open model (two kept: tests are grouped by model)."""
+    if model.endswith("_base"):
+        return bytepair.Tokenizer.from_encoding(model)
+    path = HF / model / "tokenizer.json"
+    if not path.is_file():
+        pytest.fail(f"{path} is missing: run `make hf-data` (make test does it)")
+    return bytepair.Tokenizer.from_file(path)
 
 
 def _ids(tok: bytepair.Tokenizer, text: str) -> list[int]:
@@ -51,7 +48,7 @@ def _blocks(tok: bytepair.Tokenizer, chunks: list[str], block_chars: int) -> lis
     return blocks
 
 
-@pytest.mark.parametrize("model", CUT + ("cl100k_base", "o200k_base", "r50k_base"))
+@pytest.mark.parametrize("model", CUT + ("cl100k_base", "o200k_base", "r50k_base"), scope="module")
 def test_cut_pipelines_give_the_whole_texts_ids_on_the_corpus(model: str) -> None:
     tok = tokenizer(model)
     assert stream_cuts.cutter_for(tok.normalizer, tok.pre_tokenizer, list(tok.pipeline.added)) is not None
@@ -65,7 +62,7 @@ def test_cut_pipelines_give_the_whole_texts_ids_on_the_corpus(model: str) -> Non
     assert tok.count_stream(iter(chunks)) == len(whole) == tok.count(text)
 
 
-@pytest.mark.parametrize("model", NOT_CUT)
+@pytest.mark.parametrize("model", NOT_CUT, scope="module")
 def test_other_pipelines_are_one_block(model: str) -> None:
     """Gemma 3 (Replace " " by "▁", then a string split) and Llama 2 (Prepend "▁") are not known to
     keep cut points: their text is one block, so counts still equal."""
@@ -89,10 +86,10 @@ _ALPHABET = st.sampled_from(
 )
 
 
-@settings(max_examples=150, deadline=None)
-@given(st.lists(_ALPHABET, max_size=150).map("".join), st.lists(st.integers(0, 500), max_size=12),
-       st.sampled_from(CUT + ("o200k_base",)), st.integers(1, 30))
-def test_blocks_give_the_whole_texts_ids(text: str, cuts: list[int], model: str, block_chars: int) -> None:
+@pytest.mark.parametrize("model", CUT + ("o200k_base",), scope="module")
+@settings(max_examples=25, deadline=None)
+@given(st.lists(_ALPHABET, max_size=150).map("".join), st.lists(st.integers(0, 500), max_size=12), st.integers(1, 30))
+def test_blocks_give_the_whole_texts_ids(model: str, text: str, cuts: list[int], block_chars: int) -> None:
     tok = tokenizer(model)
     blocks = _blocks(tok, _chunked(text, cuts), block_chars)
     assert [i for block in blocks for i in _ids(tok, block)] == _ids(tok, text)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import random
-from functools import cache
+from functools import cache, lru_cache
 
 import pytest
 from hypothesis import given, settings
@@ -20,8 +20,10 @@ from tests.hf_reference import HF_NAMES, hf_folder
 tokenizers = pytest.importorskip("tokenizers")
 
 
-@cache
+@lru_cache(maxsize=2)
 def pair_of(name: str) -> tuple[object, Tokenizer]:
+    """HF's and bytepair's tokenizer of one open model. Two at most are kept: the tests are grouped by
+    model (module-scoped parameters), and nine models held at once took 2.5 GB."""
     path = hf_folder(name) / "tokenizer.json"
     return tokenizers.Tokenizer.from_file(str(path)), Tokenizer.from_file(path)
 
@@ -40,7 +42,7 @@ def assert_same(ref, ours, where: str) -> None:
         assert list(getattr(ours, field)) == list(getattr(ref, field)), f"{where}: {field}"
 
 
-@pytest.mark.parametrize("name", HF_NAMES)
+@pytest.mark.parametrize("name", HF_NAMES, scope="module")
 def test_ids_on_the_corpus(name: str) -> None:
     ref, ours = pair_of(name)
     for label, text in corpus_texts().items():
@@ -49,7 +51,7 @@ def test_ids_on_the_corpus(name: str) -> None:
         assert ours.count(text) == len(ref.encode(text, add_special_tokens=False).ids)
 
 
-@pytest.mark.parametrize("name", HF_NAMES)
+@pytest.mark.parametrize("name", HF_NAMES, scope="module")
 def test_every_field_on_samples_and_pairs(name: str) -> None:
     ref, ours = pair_of(name)
     for text in SAMPLES + [t[:800] for t in corpus_texts().values()]:
@@ -59,7 +61,7 @@ def test_every_field_on_samples_and_pairs(name: str) -> None:
                             f"{name} {text[:30]!r} pair={pair is not None} add={add}")
 
 
-@pytest.mark.parametrize("name", HF_NAMES)
+@pytest.mark.parametrize("name", HF_NAMES, scope="module")
 def test_decode_with_and_without_special_tokens(name: str) -> None:
     ref, ours = pair_of(name)
     for text in SAMPLES + [t[:2000] for t in corpus_texts().values()]:
@@ -92,7 +94,7 @@ def test_adversarial_text_property(text: str, name: str, add: bool) -> None:
     assert ours.decode(r.ids, skip_special_tokens=False) == ref.decode(r.ids, skip_special_tokens=False)
 
 
-@pytest.mark.parametrize("name", ["llama3", "llama2", "qwen2_5"])
+@pytest.mark.parametrize("name", ["llama3", "llama2", "qwen2_5"], scope="module")
 def test_padding_and_truncation(name: str) -> None:
     ref, ours = pair_of(name)
     texts = ["short", "a much longer text that will certainly need to be cut somewhere " * 3, "mid length text here"]
@@ -188,7 +190,7 @@ def test_decode_skips_ids_past_the_vocabulary_like_hf() -> None:
         ours.decode([9707, -1])
 
 
-@pytest.mark.parametrize("name", ["llama2", "llama3", "gpt2"])
+@pytest.mark.parametrize("name", ["llama2", "llama3", "gpt2"], scope="module")
 def test_added_token_objects_and_batch_helpers_like_hf(name: str) -> None:
     """``add_tokens`` takes HF's ``tokenizers.AddedToken`` and bytepair's ``AddedToken`` (built the
     same way) with their flags; ``num_special_tokens_to_add`` and ``encode_batch_fast`` are HF's."""
@@ -221,7 +223,7 @@ def test_added_token_flags_like_hf() -> None:
         assert_same(ref.encode(sample), ours.encode(sample), sample)
 
 
-@pytest.mark.parametrize("name", HF_NAMES)
+@pytest.mark.parametrize("name", HF_NAMES, scope="module")
 def test_to_str_round_trip(name: str, tmp_path) -> None:
     ref, ours = pair_of(name)
     path = tmp_path / "tokenizer.json"
@@ -324,7 +326,7 @@ def test_bad_calls() -> None:
     assert ours.padding is None and ours.truncation is None
 
 
-@pytest.mark.parametrize("name", ["qwen2_5", "llama2"])
+@pytest.mark.parametrize("name", ["qwen2_5", "llama2"], scope="module")
 def test_n_sequences_and_special_tokens_normalized_like_hf(name: str) -> None:
     hf, ours = pair_of(name)
     for args in [("",), ("", "x"), ("a", ""), ("a", "b"), ("x",)]:
@@ -475,7 +477,7 @@ def test_fields_are_built_on_first_read_and_agree_with_ids() -> None:
         early.tokens
 
 
-@pytest.mark.parametrize("name", HF_NAMES)
+@pytest.mark.parametrize("name", HF_NAMES, scope="module")
 def test_packed_form_loads_to_the_same_tokenizer(name: str) -> None:
     from bytepair.pipeline.packed_tokenizer import pack_tokenizer_json, read_packed_tokenizer, unpack_to_json
 
@@ -521,7 +523,7 @@ def test_post_processors_like_hf(post: dict) -> None:
             assert_same(ref.encode(a, b, add_special_tokens=add), ours.encode(a, b, add_special_tokens=add), f"{post['type']} {a!r} {b!r}")
 
 
-@pytest.mark.parametrize("name", ["llama2", "qwen2_5", "gpt2"])
+@pytest.mark.parametrize("name", ["llama2", "qwen2_5", "gpt2"], scope="module")
 def test_index_lookups_like_hf(name: str) -> None:
     """char_to_token, token_to_chars, token_to_word, token_to_sequence, char_to_word, word_to_tokens
     and word_to_chars, for every index of single texts and pairs (split characters, specials, emoji)."""
@@ -560,7 +562,7 @@ def test_a_pattern_this_runtime_cannot_run_is_unsupported_not_malformed(monkeypa
         Tokenizer.from_str(json.dumps(document))
 
 
-@pytest.mark.parametrize("name", HF_NAMES)
+@pytest.mark.parametrize("name", HF_NAMES, scope="module")
 def test_normalize_str_and_pre_tokenize_str_like_hf(name: str) -> None:
     """The pipeline's stages answer HF's debugging calls the same way (pieces in the form the model
     reads: GPT-2's visible characters after a byte-level step)."""

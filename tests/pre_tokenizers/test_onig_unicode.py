@@ -51,16 +51,28 @@ def members_from_kept(text: str, kept: list[tuple[int, int]]) -> str:
     return "".join(out)
 
 
+BLOCK = 1 << 16
+"""Characters looked at per call: a class's members do not depend on their neighbours, and a million
+pieces at once cost hundreds of MB per call."""
+
+
+def _blocks(text: str) -> list[str]:
+    return [text[i : i + BLOCK] for i in range(0, len(text), BLOCK)]
+
+
 def hf_members(pattern: str, text: str = ALL_CHARS) -> str:
-    return members_from_kept(text, [span for _, span in hf_split(pattern, "removed").pre_tokenize_str(text)])
+    split = hf_split(pattern, "removed")
+    return "".join(members_from_kept(block, [span for _, span in split.pre_tokenize_str(block)]) for block in _blocks(text))
 
 
 def our_members(pattern: str, text: str = ALL_CHARS) -> str:
-    return members_from_kept(text, [(s, e) for _, s, e in Split(pattern, "removed").spans(text)])
+    split = Split(pattern, "removed")
+    return "".join(members_from_kept(block, [(s, e) for _, s, e in split.spans(block)]) for block in _blocks(text))
 
 
 def translated_members(pattern: str, text: str = ALL_CHARS) -> str:
-    return "".join(re.compile(translate(pattern, dialect="onig").pattern).findall(text))
+    compiled = re.compile(translate(pattern, dialect="onig").pattern)
+    return "".join("".join(compiled.findall(block)) for block in _blocks(text))
 
 
 def table_members(name: str) -> str:

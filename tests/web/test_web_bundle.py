@@ -465,3 +465,18 @@ def test_runtimes_without_workers_run_it_in_process(browser, dist_server) -> Non
     assert got["ids"] == [enc.encode(t) for t in texts]
     assert got["count"] == len(enc.encode(texts[1])) and got["text"] == texts[1]
     assert not guard.violations, guard.violations
+
+
+def test_the_bundled_wheel_holds_exactly_the_package() -> None:
+    """dist/'s wheel carries every module of core/bytepair and nothing else: no stale copy of a moved
+    module (setuptools keeps old build/lib files; a module beside a package of the same name would
+    ship, and be imported into the snapshot, twice)."""
+    import zipfile
+
+    root = Path(__file__).resolve().parents[2]
+    manifest = json.loads((root / "dist" / "manifest.json").read_text(encoding="utf-8"))
+    with zipfile.ZipFile(root / "dist" / manifest["wheel"]) as wheel:
+        shipped = {n for n in wheel.namelist() if n.startswith("bytepair/") and n.endswith(".py")}
+    package = root / "core" / "bytepair"
+    on_disk = {f"bytepair/{p.relative_to(package).as_posix()}" for p in package.rglob("*.py") if "__pycache__" not in p.parts}
+    assert shipped == on_disk

@@ -125,10 +125,16 @@ def unpack_fragments(packed: dict[str, dict[str, str]]) -> Fragments:
 _Entry = tuple[tuple, tuple[int, ...], frozenset[int], frozenset[int], int] | None
 
 
+MAX_CHARS_REMEMBERED = 1 << 16
+"""Characters whose parts are kept at most (an entry is ~0.5 kB; all of Unicode would be ~600 MB,
+and a text cycling through it, as a test of every code point does, grew a model that much)."""
+
+
 class _CharParts(dict[str, _Entry]):
     """Character -> (the parts its bytes merge into alone, ``R`` once per part (their guards), the
     bytes that may not precede it, the bytes that may not follow it, its length in bytes); None
-    for a one-byte character. Worked out on first sight."""
+    for a one-byte character. Worked out on first sight; emptied when it holds
+    ``MAX_CHARS_REMEMBERED`` (the characters in use come back at once)."""
 
     def __init__(self, owner: _Starts) -> None:
         super().__init__()
@@ -136,6 +142,8 @@ class _CharParts(dict[str, _Entry]):
 
     def __missing__(self, char: str) -> _Entry:
         value = self._owner._entry(char)
+        if len(self) >= MAX_CHARS_REMEMBERED:
+            self.clear()
         self[char] = value
         return value
 
@@ -162,6 +170,12 @@ class _Starts:
     def _load_fragments(self) -> Fragments:
         """The fragment tables, from one pass over every token (a rule may have them precomputed)."""
         return fragment_tables(self._token_bytes())
+
+    def forget(self) -> None:
+        """Forget the characters worked out so far (the fragment tables stay: they are the vocabulary's)."""
+        self._parts.clear()
+        self._before.clear()
+        self._after.clear()
 
     def _inner(self, data: bytes) -> tuple[tuple, int]:  # pragma: no cover - each rule defines it
         raise NotImplementedError
@@ -425,6 +439,11 @@ class LazyCharMerge:
         self._build = build
         self._starts: _Starts | None = None
         self._pieces = 0  # pieces that could have taken the character merge before it was built
+
+    def forget(self) -> None:
+        """Forget what was worked out per character (``clear_memos`` of the model)."""
+        if self._starts is not None:
+            self._starts.forget()
 
     def merge(self, piece: str, data: bytes) -> list[Any] | None:
         """The merge rule's ids for ``piece`` (``data`` its UTF-8 bytes), or None: the caller

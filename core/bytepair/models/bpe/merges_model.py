@@ -124,6 +124,10 @@ class BPEModel:
         return self._lengths
 
     # ---------------------------------------------------------------- vocabulary
+    def clear_memos(self) -> None:
+        """Forget the characters worked out so far (``PieceCache.clear`` calls this)."""
+        self._chars.forget()
+
     def token_to_id(self, token: str) -> int | None:
         return self.vocab.get(token)
 

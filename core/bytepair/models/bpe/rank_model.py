@@ -89,9 +89,10 @@ class RankModel:
         return self._pairs
 
     def clear_memos(self) -> None:
-        """Forget the pair checks remembered so far (``PieceCache.clear`` calls this, so that a cleared
-        cache measures text never seen)."""
+        """Forget the pair checks and characters remembered so far (``PieceCache.clear`` calls this, so
+        that a cleared cache measures text never seen and memory goes back to where it started)."""
         self._pairs.known.clear()
+        self._chars.forget()
 
     def long_piece_encoder(self, cache: PieceCache) -> LongPieceEncoder:
         """The encoder for pieces too long to merge whole cheaply (chunks come from ``cache``)."""

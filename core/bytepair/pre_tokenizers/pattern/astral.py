@@ -30,8 +30,14 @@ def _case_neutral(ch: str) -> bool:
     return ch.lower() == ch and ch.upper() == ch and ch.casefold() == ch and ch.title() == ch
 
 
+MAX_REMEMBERED = 1 << 16
+"""Astral code points whose stand-in is kept at most (~100 bytes each: a text cycling through all
+million of them grew each compiled pattern by ~100 MB)."""
+
+
 class _CodePointMap(dict[int, str]):
-    """``str.translate`` table that computes and remembers each astral code point's stand-in."""
+    """``str.translate`` table that computes and remembers each astral code point's stand-in (up to
+    ``MAX_REMEMBERED`` of them; then it starts again)."""
 
     def __init__(self, starts: list[int], stand_ins: list[str]) -> None:
         super().__init__()
@@ -40,6 +46,8 @@ class _CodePointMap(dict[int, str]):
 
     def __missing__(self, cp: int) -> str:
         stand_in = self._stand_ins[bisect_right(self._starts, cp) - 1]
+        if len(self) >= MAX_REMEMBERED:
+            self.clear()
         self[cp] = stand_in
         return stand_in
 
