@@ -204,7 +204,10 @@ class TokenizerFiles:
         truncation; for a tokenizer made by :meth:`from_encoding`, a file HF ``tokenizers`` encodes
         the same way (``pipeline/tokenizer_json.py``'s ``rank_table_json``)."""
         added = list(self._added)
-        data = dict(self._source) if self._source else self._rank_table_json()
+        if self._source:
+            data = {**self._source, "model": {**self._source["model"], **self.model.vocab_and_merges_json()}}
+        else:
+            data = self._rank_table_json()
         data.setdefault("version", "1.0")
         data["truncation"] = truncation_json(self._truncation)
         data["padding"] = padding_json(self._padding)

@@ -101,7 +101,8 @@ def read_packed_tokenizer(data: bytes, *, origin: str = "packed tokenizer") -> T
     get_token = tokens.__getitem__
     merges = list(zip(map(get_token, lefts), map(get_token, rights)))
     prebuilt = (list(zip(lefts, rights)), list(merged))
-    return parts_from_json(header["tokenizer"], origin=origin, model_parts=(vocab, merges, prebuilt))
+    return parts_from_json(header["tokenizer"], origin=origin,
+                           model_parts=(vocab, merges, prebuilt, header["merge_style"] == "str"))
 
 
 def unpack_to_json(data: bytes, *, origin: str = "packed tokenizer") -> str:

@@ -50,7 +50,8 @@ class TokenizerParts:
     decoder: Any = None
     added_tokens: list[AddedToken] = field(default_factory=list)
     source: dict[str, Any] = field(default_factory=dict)
-    """The JSON it was read from (written back by ``Tokenizer.to_str``)."""
+    """The JSON it was read from, without the model's vocabulary and merges (the model holds those,
+    and ``Tokenizer.to_str`` writes them back from it): written back by ``Tokenizer.to_str``."""
     truncation: dict[str, Any] | None = None
     """Checked settings (``processors/truncation.py``), or None."""
     padding: dict[str, Any] | None = None
@@ -60,7 +61,8 @@ class TokenizerParts:
 def parts_from_json(text: str | dict[str, Any], *, origin: str = "tokenizer.json", model_parts: Any = None) -> TokenizerParts:
     """The stages of a ``tokenizer.json`` text (or its parsed object).
 
-    ``model_parts``: ``(vocab, merges, merge ids)`` given apart from the JSON (a packed tokenizer)."""
+    ``model_parts``: ``(vocab, merges, merge ids, merges as text)`` given apart from the JSON (a packed
+    tokenizer)."""
     data = _parse(text, origin) if isinstance(text, str) else text
     if not isinstance(data, dict):
         raise VocabFormatError(f"{origin}: the top level must be a JSON object, not {type(data).__name__}")
@@ -78,7 +80,7 @@ def parts_from_json(text: str | dict[str, Any], *, origin: str = "tokenizer.json
         post_processor=post_processor,
         decoder=decoder_from_json(data.get("decoder")),
         added_tokens=added,
-        source=data,
+        source={**data, "model": {k: v for k, v in model_json.items() if k not in ("vocab", "merges")}},
     )
     try:
         if isinstance(data.get("truncation"), dict):
@@ -114,7 +116,11 @@ def _model(obj: dict[str, Any], origin: str, *, byte_level: bool, parts: Any = N
     vocab, merge_ids = (parts[0], parts[2]) if parts is not None else (obj.get("vocab"), None)
     if parts is None and (not isinstance(vocab, dict) or min(map(_id_or_minus_one, vocab.values()), default=0) < 0):
         raise VocabFormatError(f"{origin}: model.vocab must be an object of token -> non-negative integer id")
-    merges = parts[1] if parts is not None else _merges(obj.get("merges", []), origin)
+    if parts is not None:
+        merges, as_text = parts[1], parts[3]
+    else:
+        raw = obj.get("merges", [])
+        merges, as_text = _merges(raw, origin), bool(raw) and isinstance(raw[0], str)
     dropout = obj.get("dropout")
     if dropout is not None and not (isinstance(dropout, (int, float)) and 0.0 <= dropout <= 1.0):
         raise VocabFormatError(f"{origin}: model.dropout must be null or a number in [0, 1], not {dropout!r}")
@@ -132,6 +138,7 @@ def _model(obj: dict[str, Any], origin: str, *, byte_level: bool, parts: Any = N
             byte_level=byte_level,
             where=f"{origin}: model",
             merge_ids=merge_ids,
+            merges_as_text=as_text,
         )
     except VocabFormatError:
         raise

@@ -22,6 +22,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from operator import add, itemgetter
 from random import Random
+from typing import Any
 
 from ...text.byte_unicode import BYTE_TO_UNICODE, visible_to_bytes
 from .char_merge import LazyCharMerge, PairCharStarts
@@ -50,12 +51,15 @@ class BPEModel:
         byte_level: bool = False,
         where: str = "model",
         merge_ids: tuple[list[tuple[int, int]], list[int]] | None = None,
+        merges_as_text: bool = False,
     ) -> None:
         """``byte_level``: pieces are seen as their UTF-8 bytes in GPT-2's visible form (set when the
         pre-tokenizer holds a ByteLevel step). ``where`` names the JSON path in error messages.
         ``merge_ids``: the merges' ``(left, right)`` ids and merged ids, already known (a packed
-        tokenizer, ``pipeline/packed_tokenizer.py``), so they are not looked up again."""
+        tokenizer, ``pipeline/packed_tokenizer.py``), so they are not looked up again.
+        ``merges_as_text``: the file wrote merges as ``"left right"`` strings (``to_json`` does too)."""
         self.vocab = dict(vocab)
+        self.merges_as_text = merges_as_text
         self.unk_token = unk_token
         self.fuse_unk = fuse_unk
         self.byte_fallback = byte_fallback
@@ -138,6 +142,16 @@ class BPEModel:
         return len(self.vocab)
 
     # ---------------------------------------------------------------- encoding
+    def vocab_and_merges_json(self) -> dict[str, Any]:
+        """``model.vocab`` and ``model.merges`` as a ``tokenizer.json`` writes them (merges in the file's
+        style): the tokenizer keeps its file without them, and writes them back from here.
+
+        >>> BPEModel({"a": 0, "b": 1, "ab": 2}, [["a", "b"]], merges_as_text=True).vocab_and_merges_json()
+        {'vocab': {'a': 0, 'b': 1, 'ab': 2}, 'merges': ['a b']}
+        """
+        merges = [f"{a} {b}" for a, b in self.merges] if self.merges_as_text else [[a, b] for a, b in self.merges]
+        return {"vocab": dict(self.vocab), "merges": merges}
+
     def rank_table(self, exclude: Collection[str] = ()) -> dict[bytes, int]:
         """Token bytes -> id (tiktoken's ranks), for byte-level BPE whose merges follow id order;
         ``exclude``: tokens left out (added tokens, which a rank table does not hold). Else
