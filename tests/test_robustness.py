@@ -89,11 +89,14 @@ def test_python_api_table(what: str, call: Callable[[], object], error: type, bu
 
 
 def test_huge_special_id_is_a_sparse_entry_not_a_dense_table() -> None:
-    enc = bytepair.Encoding("huge", pat_str=r"\S+|\s+", mergeable_ranks=RANKS, special_tokens={"<|x|>": 2**40})
-    assert enc.encode("a<|x|>", allowed_special="all") == [97, 2**40]
-    assert enc.decode([97, 2**40]) == "a<|x|>" and enc.n_vocab == 2**40 + 1
-    with pytest.raises(InvalidTokenError, match=f"0..{2**40}"):
-        enc.decode([2**40 - 1])
+    top = 2**32 - 1  # the largest id there is: 32 bits, as tiktoken's Rank and HF's u32
+    enc = bytepair.Encoding("huge", pat_str=r"\S+|\s+", mergeable_ranks=RANKS, special_tokens={"<|x|>": top})
+    assert enc.encode("a<|x|>", allowed_special="all") == [97, top]
+    assert enc.decode([97, top]) == "a<|x|>" and enc.n_vocab == top + 1
+    with pytest.raises(InvalidTokenError, match=f"0..{top}"):
+        enc.decode([top - 1])
+    with pytest.raises(VocabFormatError, match="2\\*\\*32 - 1"):
+        bytepair.Encoding("huger", pat_str=r"\S+|\s+", mergeable_ranks=RANKS, special_tokens={"<|x|>": 2**32})
 
 
 def test_gpt2_files_with_crlf_line_ends() -> None:

@@ -8,7 +8,7 @@ the module named after it; this class only wires them together and checks argume
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from itertools import chain, islice
 from os import PathLike
 from random import Random
@@ -17,7 +17,7 @@ from typing import Any, BinaryIO, Literal
 from .added_tokens.policy import AllowedSpecial, DisallowedSpecial, SpecialTokenPolicy
 from .added_tokens.scan import SpecialTokenScanner
 from .decoders.token_table import StreamDecoder, TokenTable
-from .errors import InvalidInputError, InvalidTokenError
+from .errors import COUNT_ADVICE, DECODE_ADVICE, ENCODE_ADVICE, InvalidInputError, InvalidTokenError, sized, too_large
 from .models.bpe.char_merge import Fragments
 from .models.bpe.merge import check_dropout
 from .models.bpe.rank_model import RankModel, check_ranks, rank_ordered
@@ -95,7 +95,10 @@ class Encoding(TiktokenExtras, EncodingFiles):
         [27, 91, 437, 1659, 5239, 91, 29]
         """
         require_str(text)
-        return list(chain.from_iterable(self.engine.piece_ids(repair_surrogates(text))))
+        try:
+            return list(chain.from_iterable(self.engine.piece_ids(repair_surrogates(text))))
+        except MemoryError as exc:
+            raise too_large(exc, f"encoding {len(text):,} characters", ENCODE_ADVICE) from None
 
     def encode(
         self,
@@ -131,7 +134,10 @@ class Encoding(TiktokenExtras, EncodingFiles):
         if p:  # the same stages, each piece merged afresh by the model
             rng, encode_piece = Random(seed), self.engine.model.encode_piece
             ids_of = lambda piece: encode_piece(piece, dropout=p, rng=rng)  # noqa: E731
-        return list(chain.from_iterable(self._ids(text, allowed_special, disallowed_special, ids_of=ids_of)))
+        try:
+            return list(chain.from_iterable(self._ids(text, allowed_special, disallowed_special, ids_of=ids_of)))
+        except MemoryError as exc:
+            raise too_large(exc, f"encoding {len(text):,} characters", ENCODE_ADVICE) from None
 
     def encode_to_array(
         self,
@@ -151,28 +157,15 @@ class Encoding(TiktokenExtras, EncodingFiles):
         """
         require_str(text)
         out = array("I")
-        packed = self._ids(text, allowed_special, disallowed_special, packed=True)
         # A few thousand pieces at a time: the array grows as it goes (4 bytes per id, plus the
         # array's own headroom), with no list of every piece held at once.
-        while batch := b"".join(islice(packed, 4096)):
-            out.frombytes(batch)
+        try:
+            packed = self._ids(text, allowed_special, disallowed_special, packed=True)
+            while batch := b"".join(islice(packed, 4096)):
+                out.frombytes(batch)
+        except MemoryError as exc:
+            raise too_large(exc, f"encoding {len(text):,} characters", ENCODE_ADVICE) from None
         return out
-
-    def encode_batch(
-        self,
-        text: Sequence[str],
-        *,
-        num_threads: int = 8,
-        allowed_special: AllowedSpecial = frozenset(),
-        disallowed_special: DisallowedSpecial = "all",
-    ) -> list[list[int]]:
-        """``encode`` each text. ``num_threads`` is accepted for tiktoken compatibility and ignored:
-        the work is pure Python (and Pyodide has no threads)."""
-        return [self.encode(t, allowed_special=allowed_special, disallowed_special=disallowed_special) for t in text]
-
-    def encode_ordinary_batch(self, text: Sequence[str], *, num_threads: int = 8) -> list[list[int]]:
-        """``encode_ordinary`` each text (``num_threads`` is ignored, see ``encode_batch``)."""
-        return [self.encode_ordinary(t) for t in text]
 
     def encode_single_token(self, text_or_bytes: str | bytes) -> int:
         """The id of text that is exactly one token (special tokens included).
@@ -208,7 +201,10 @@ class Encoding(TiktokenExtras, EncodingFiles):
         2
         """
         require_str(text)
-        return sum(map(len, self._ids(text, allowed_special, disallowed_special)))
+        try:
+            return sum(map(len, self._ids(text, allowed_special, disallowed_special)))
+        except MemoryError as exc:
+            raise too_large(exc, f"counting {len(text):,} characters", COUNT_ADVICE) from None
 
     def is_within_token_limit(
         self,
@@ -378,11 +374,17 @@ class Encoding(TiktokenExtras, EncodingFiles):
         >>> get_encoding("r50k_base").decode_bytes([31373, 995])
         b'hello world'
         """
-        return self._table.join(tokens)
+        try:
+            return self._table.join(tokens)
+        except MemoryError as exc:
+            raise too_large(exc, f"decoding {sized(tokens, 'ids')}", DECODE_ADVICE) from None
 
     def decode(self, tokens: Iterable[int], errors: str = "replace") -> str:
         """Decode ``tokens`` to text; bytes that are not valid UTF-8 follow ``errors`` (default: U+FFFD)."""
-        return self._table.join(tokens).decode("utf-8", errors=errors)
+        try:
+            return self._table.join(tokens).decode("utf-8", errors=errors)
+        except MemoryError as exc:
+            raise too_large(exc, f"decoding {sized(tokens, 'ids')}", DECODE_ADVICE) from None
 
     def decode_single_token_bytes(self, token: int) -> bytes:
         """The bytes of one token (special tokens included)."""
@@ -392,14 +394,6 @@ class Encoding(TiktokenExtras, EncodingFiles):
         """The bytes of each token, for showing how text was split."""
         single = self._table.single
         return [single(t) for t in tokens]
-
-    def decode_batch(self, batch: Sequence[Sequence[int]], *, errors: str = "replace", num_threads: int = 8) -> list[str]:
-        """``decode`` each sequence."""
-        return [self.decode(tokens, errors=errors) for tokens in batch]
-
-    def decode_bytes_batch(self, batch: Sequence[Sequence[int]], *, num_threads: int = 8) -> list[bytes]:
-        """``decode_bytes`` each sequence."""
-        return [self.decode_bytes(tokens) for tokens in batch]
 
     def stream_decoder(self, errors: str = "replace") -> StreamDecoder:
         """A decoder for ids that arrive one at a time (see :class:`StreamDecoder`)."""

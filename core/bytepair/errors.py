@@ -16,7 +16,12 @@ __all__ = [
     "InvalidTokenError",
     "MissingDependencyError",
     "ReservedLiteralError",
+    "COUNT_ADVICE",
+    "DECODE_ADVICE",
+    "ENCODE_ADVICE",
+    "InputTooLargeError",
     "TemplateError",
+    "TemplateLimitError",
     "TrainingError",
     "UnknownEncodingError",
     "UnknownModelError",
@@ -24,6 +29,8 @@ __all__ = [
     "UnsupportedTokenizerError",
     "VocabFormatError",
     "VocabHashMismatchError",
+    "sized",
+    "too_large",
 ]
 
 
@@ -89,9 +96,12 @@ class VocabHashMismatchError(VocabFormatError):
 
 
 class UnsupportedPatternError(BytepairError, ValueError):
-    """A pretokenization pattern cannot be compiled exactly on this interpreter."""
+    """A pretokenization pattern cannot be compiled exactly on this interpreter, or is refused: one
+    that can backtrack for ever (a repeat inside a repeat), or is too long to be a pattern."""
 
     missing_package: str | None = None
+    refused: bool = False
+    """Set when the pattern was refused as unsafe to run (``pre_tokenizers/pattern/safety.py``)."""
     """The package the pattern needs and this runtime lacks (``"regex"``), if that is why: the
     pattern itself is valid then."""
 
@@ -110,6 +120,48 @@ class MissingDependencyError(BytepairError, ModuleNotFoundError):
 class TemplateError(BytepairError, ValueError):
     """A chat template is missing, failed to render (its own ``raise_exception`` message is kept), or
     rendered a prompt bytepair cannot map back to the messages."""
+
+
+class TemplateLimitError(TemplateError):
+    """A chat template ran past one of its budgets: ``limit`` is ``"time"``, ``"size"`` or
+    ``"depth"``, and the message names the option that changes it (``template_timeout``,
+    ``template_max_chars``)."""
+
+    def __init__(self, message: str, *, limit: str) -> None:
+        self.limit = limit
+        super().__init__(message)
+
+
+class InputTooLargeError(BytepairError, MemoryError):
+    """A call ran out of memory: the message says what was too big and what to do instead (count
+    without ids, ``encode_stream``, smaller inputs). A ``MemoryError``, as the failure was."""
+
+
+def too_large(exc: MemoryError, doing: str, advice: str) -> MemoryError:
+    """The error to raise for a ``MemoryError`` met while ``doing`` something: one that says so and
+    what to do (``advice``), or ``exc`` itself if it says so already.
+
+    >>> too_large(MemoryError(), "encoding 9 characters", "pass less")
+    InputTooLargeError('out of memory encoding 9 characters: pass less')
+    """
+    if isinstance(exc, InputTooLargeError):
+        return exc
+    return InputTooLargeError(f"out of memory {doing}: {advice}")
+
+
+def sized(values: object, unit: str) -> str:
+    """``"12,345 ids"``, or just the unit if ``values`` has no length (an iterator).
+
+    >>> sized([1, 2, 3], "ids"), sized(iter([]), "ids")
+    ('3 ids', 'ids')
+    """
+    return f"{len(values):,} {unit}" if hasattr(values, "__len__") else unit  # type: ignore[arg-type]
+
+
+ENCODE_ADVICE = ("count tokens with count() (it keeps no ids), encode the text in parts with encode_stream(), or pass "
+                 "smaller text")
+COUNT_ADVICE = "count a file with count_file() or chunks with count_stream() (bounded memory)"
+DECODE_ADVICE = "decode the ids in parts (stream_decoder(), or decode_stream() on a Tokenizer)"
 
 
 class ReservedLiteralError(BytepairError, ValueError):

@@ -27,6 +27,7 @@ from urllib.parse import unquote, urlsplit
 
 from .encoding import Encoding
 from .errors import BytepairError, VocabFormatError
+from .formats.atomic import settle
 from .formats.gpt2_files import parse_gpt2_files
 from .formats.minbpe_model import minbpe_paths, parse_minbpe
 from .formats.tiktoken_file import check_sha256, parse_tiktoken_bpe
@@ -166,6 +167,7 @@ def load_minbpe(path: str | os.PathLike[str], *, name: str | None = None) -> Enc
     ('toy', [256, 32, 256], 'hi')
     """
     model_path = minbpe_paths(path)[0]
+    settle(model_path)
     try:
         with open(model_path, "rb") as f:
             data = f.read()

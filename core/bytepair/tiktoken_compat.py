@@ -148,10 +148,37 @@ class TiktokenExtras:
     _policy: Any
     _scanner: Any
     engine: Any
+    encode: Callable[..., list[int]]
     encode_ordinary: Callable[[str], list[int]]
     encode_to_array: Callable[..., Any]
+    decode: Callable[..., str]
+    decode_bytes: Callable[..., bytes]
     token_byte_values: Callable[[], list[bytes]]
     decode_tokens_bytes: Callable[[Sequence[int]], list[bytes]]
+
+    def encode_batch(
+        self,
+        text: Sequence[str],
+        *,
+        num_threads: int = 8,
+        allowed_special: AllowedSpecial = frozenset(),
+        disallowed_special: DisallowedSpecial = "all",
+    ) -> list[list[int]]:
+        """``encode`` each text. ``num_threads`` is accepted for tiktoken compatibility and ignored:
+        the work is pure Python (and Pyodide has no threads)."""
+        return [self.encode(t, allowed_special=allowed_special, disallowed_special=disallowed_special) for t in text]
+
+    def encode_ordinary_batch(self, text: Sequence[str], *, num_threads: int = 8) -> list[list[int]]:
+        """``encode_ordinary`` each text (``num_threads`` is ignored, see ``encode_batch``)."""
+        return [self.encode_ordinary(t) for t in text]
+
+    def decode_batch(self, batch: Sequence[Sequence[int]], *, errors: str = "replace", num_threads: int = 8) -> list[str]:
+        """``decode`` each sequence."""
+        return [self.decode(tokens, errors=errors) for tokens in batch]
+
+    def decode_bytes_batch(self, batch: Sequence[Sequence[int]], *, num_threads: int = 8) -> list[bytes]:
+        """``decode_bytes`` each sequence."""
+        return [self.decode_bytes(tokens) for tokens in batch]
 
     def decode_with_offsets(self, tokens: Sequence[int]) -> tuple[str, list[int]]:
         """Text and, per token, the index of the first character holding any of its bytes (tiktoken's rule).

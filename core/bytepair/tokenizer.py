@@ -31,7 +31,7 @@ from .added_tokens.vocabulary import AddedToken, AddedVocabulary
 from .data.openai import CL100K_PATTERN
 from .decoders import Decoder
 from .decoders.decode_stream import DecodeStream
-from .errors import InvalidInputError
+from .errors import COUNT_ADVICE, DECODE_ADVICE, ENCODE_ADVICE, InvalidInputError, sized, too_large
 from .llm.chat_template import apply_chat_template
 from .models.bpe.merge import check_dropout
 from .normalizers import Normalizer
@@ -138,7 +138,9 @@ class Tokenizer(TokenizerFiles):
         transformers). Also takes ``chat_template=``, ``documents=``, ``continue_final_message=`` and
         template variables, and ``truncation=True`` with ``max_length`` (the first ``max_length``
         tokens, as transformers keeps them); ``padding``, ``return_tensors`` and
-        ``tokenizer_kwargs`` are refused. The default answer is a list of ids, as in transformers 4
+        ``tokenizer_kwargs`` are refused. The template runs within a budget: ``template_timeout``
+        seconds (20) for the call and ``template_max_chars`` characters (2**26) for any value it
+        builds and for the prompt; past either, :class:`TemplateLimitError`. The default answer is a list of ids, as in transformers 4
         (transformers 5 returns its dict form unless told ``return_dict=False``). See docs/CHAT.md
         and ``llm/chat_template.py``."""
         return apply_chat_template(
@@ -241,6 +243,14 @@ class Tokenizer(TokenizerFiles):
             if pair is not None:
                 require_str(pair, "pair")
         p = check_dropout(getattr(self.model, "dropout", 0.0) if dropout is None else dropout)
+        try:
+            return self._encode_checked(sequence, pair, add_special_tokens, p, seed)
+        except MemoryError as exc:
+            size = len(sequence) if isinstance(sequence, str) else sum(map(len, sequence))
+            raise too_large(exc, f"encoding {size:,} characters", ENCODE_ADVICE) from None
+
+    def _encode_checked(self, sequence: str | list[str], pair: str | list[str] | None, add_special_tokens: bool, p: float,
+                        seed: int | None) -> Encoded:
         if p:
             rng = Random(seed)
             model = self.model
@@ -347,6 +357,8 @@ class Tokenizer(TokenizerFiles):
                     out.append(self.encode(item[0], item[1], is_pretokenized, add_special_tokens))
                 else:
                     out.append(self.encode(item, None, is_pretokenized, add_special_tokens))
+        except MemoryError as exc:
+            raise too_large(exc, f"encoding a batch of {sized(inputs, 'texts')}", "encode fewer texts at a time") from None
         finally:
             self._padding = padding
         if self._padding is not None:
@@ -356,7 +368,10 @@ class Tokenizer(TokenizerFiles):
     def count(self, text: str, *, add_special_tokens: bool = False) -> int:
         """Number of ids ``encode(text).ids`` would hold (without special tokens unless asked), fast."""
         require_str(text)
-        n = sum(map(len, self.pipeline.ids(text)))
+        try:
+            n = sum(map(len, self.pipeline.ids(text)))
+        except MemoryError as exc:
+            raise too_large(exc, f"counting {len(text):,} characters", COUNT_ADVICE) from None
         if add_special_tokens and self.post_processor is not None:
             n += self.post_processor.added_tokens(False)
         return n
@@ -429,10 +444,11 @@ class Tokenizer(TokenizerFiles):
         """Text of ``ids`` through the decoder (HF's semantics: special tokens skipped by default;
         ids past the vocabulary, which a model's padded embedding lets sampling pick, skipped too).
         A negative id or a non-integer raises :class:`InvalidTokenError`."""
-        tokens = self.pipeline.tokens_of(ids, skip_special_tokens, self.get_vocab_size)
-        if self.decoder is None:
-            return " ".join(tokens)
-        return self.decoder.decode(tokens)
+        try:
+            tokens = self.pipeline.tokens_of(ids, skip_special_tokens, self.get_vocab_size)
+            return " ".join(tokens) if self.decoder is None else self.decoder.decode(tokens)
+        except MemoryError as exc:
+            raise too_large(exc, f"decoding {sized(ids, 'ids')}", DECODE_ADVICE) from None
 
     def decode_batch(self, sequences: Sequence[Sequence[int]], skip_special_tokens: bool = True) -> list[str]:
         if not isinstance(sequences, Iterable) or isinstance(sequences, (str, bytes)) or any(

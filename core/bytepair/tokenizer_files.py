@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from .encoding import Encoding
 from .errors import InvalidInputError, UnsavableError, UnsupportedTokenizerError, VocabFormatError
-from .formats.atomic import write_file, write_files
+from .formats.atomic import settle, write_file, write_files
 from .formats.gpt2_files import dump_bpe_files, parse_bpe_files
 from .formats.rank_table import merges_from_ranks
 from .formats.tiktoken_file import dump_tiktoken_bpe
@@ -137,6 +137,7 @@ class TokenizerFiles:
         """Build from a local folder holding ``tokenizer.json`` (there is no hub access here)."""
         path = os.fspath(identifier)
         if os.path.isdir(path):
+            settle(path)  # an interrupted save of the folder is completed first: its files are one set
             file = os.path.join(path, "tokenizer.json")
             if not os.path.isfile(file):
                 raise VocabFormatError(f"{path!r} holds no tokenizer.json; put the model's tokenizer.json there")
@@ -187,6 +188,7 @@ class TokenizerFiles:
         """A byte-level BPE tokenizer from ``vocab.json`` + ``merges.txt`` (GPT-2's ``encoder.json`` +
         ``vocab.bpe`` too), as HF's ``BPE.from_file`` with a ByteLevel pre-tokenizer and decoder: GPT-2's
         split, or ``pattern`` (an Oniguruma regex, as in tokenizer.json) when given."""
+        settle(vocab_json)  # the two files of one save, never one old and one new
         contents = []
         for path in (vocab_json, merges_txt):
             try:
@@ -231,6 +233,44 @@ class TokenizerFiles:
         ``PreTrainedTokenizerFast(tokenizer_file=...)``; atomically (``formats/atomic.py``): a failed
         write leaves no half file and an older file at ``path`` untouched."""
         write_file(path, self.to_str(pretty).encode("utf-8"))
+
+    def save_pretrained(self, folder: str | os.PathLike[str]) -> list[str]:
+        """The folder ``from_pretrained`` (and transformers' ``AutoTokenizer.from_pretrained``) reads:
+        ``tokenizer.json``, ``tokenizer_config.json`` (the one loaded, with this tokenizer's chat
+        template, token strings and added tokens) and ``chat_template.jinja`` if the template came
+        from one; written as one set (``formats/atomic.py``: a crash leaves the old files or the new,
+        never a mix). Returns the paths written.
+
+        >>> import tempfile
+        >>> from bytepair import Tokenizer
+        >>> tok = Tokenizer.from_encoding("cl100k_base")
+        >>> tok.chat_template = "{% for m in messages %}{{ m.content }}{% endfor %}"
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     names = [os.path.basename(p) for p in tok.save_pretrained(folder)]
+        ...     again = Tokenizer.from_pretrained(folder)
+        >>> names, again.apply_chat_template([{"role": "user", "content": "hi"}], tokenize=False)
+        (['tokenizer.json', 'tokenizer_config.json'], 'hi')
+        """
+        folder = os.fspath(folder)
+        os.makedirs(folder, exist_ok=True)
+        config = dict(self.config or {"tokenizer_class": "PreTrainedTokenizerFast"})
+        config.update(self.special_tokens_map)
+        config["added_tokens_decoder"] = {
+            str(t.id): {"content": t.content, "lstrip": t.lstrip, "normalized": t.is_normalized, "rstrip": t.rstrip,
+                        "single_word": t.single_word, "special": t.special}
+            for t in sorted(self._added, key=lambda t: t.id)
+        }
+        files = {os.path.join(folder, "tokenizer.json"): self.to_str(True).encode("utf-8")}
+        template = self.chat_template
+        config.pop("chat_template", None)
+        if isinstance(template, str) and self.chat_template_origin.endswith("chat_template.jinja"):
+            files[os.path.join(folder, "chat_template.jinja")] = template.encode("utf-8")
+        elif isinstance(template, dict):
+            config["chat_template"] = [{"name": name, "template": source} for name, source in template.items()]
+        elif template is not None:
+            config["chat_template"] = template
+        files[os.path.join(folder, "tokenizer_config.json")] = json.dumps(config, indent=2, ensure_ascii=False).encode("utf-8")
+        return write_files(files)
 
     def save_model(self, folder: str | os.PathLike[str], prefix: str | None = None) -> list[str]:
         """The model as GPT-2 / HF ``vocab.json`` + ``merges.txt`` in ``folder`` (``{prefix}-vocab.json``

@@ -14,12 +14,15 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 
-from .errors import InvalidInputError
+from .errors import InvalidInputError, too_large
 from .tokenizer import Tokenizer
 from .trainers.byte_level import Trained, train_tokenizer_json, train_tokenizer_json_from_counts
 from .trainers.progress import MergeCallback, ProgressCallback
 
 __all__ = ["train", "train_from_counts"]
+
+_TRAIN_ADVICE = ("the distinct pieces and their pairs did not fit: pass min_frequency=2 or more, a smaller vocab_size, "
+                 "or a smaller corpus (the counts of several parts can be summed and given to train_from_counts)")
 
 
 def train(
@@ -42,10 +45,13 @@ def train(
     (``trainers/extend.py``). ``show_progress``: a bar on stderr (default: when stderr is a terminal
     and tqdm is installed); ``progress(stage, done, total)``: a callback for other front ends;
     ``on_merge(left, right)``: each merge's two tokens as it is learned (``trainers/progress.py``)."""
-    return _tokenizer(train_tokenizer_json(
-        texts, vocab_size, pattern=pattern, special_tokens=special_tokens, min_frequency=min_frequency,
-        max_token_length=max_token_length, show_progress=show_progress, progress=progress, base=_base(base),
-        on_merge=on_merge))
+    try:
+        return _tokenizer(train_tokenizer_json(
+            texts, vocab_size, pattern=pattern, special_tokens=special_tokens, min_frequency=min_frequency,
+            max_token_length=max_token_length, show_progress=show_progress, progress=progress, base=_base(base),
+            on_merge=on_merge))
+    except MemoryError as exc:
+        raise too_large(exc, "training", _TRAIN_ADVICE) from None
 
 
 def train_from_counts(
@@ -63,10 +69,13 @@ def train_from_counts(
 ) -> Tokenizer:
     """Train from piece counts (``count_pieces``' result, or the sum of several); same options as
     :func:`train`. ``pattern`` must be the one the pieces were counted with."""
-    return _tokenizer(train_tokenizer_json_from_counts(
-        counts, vocab_size, pattern=pattern, special_tokens=special_tokens, min_frequency=min_frequency,
-        max_token_length=max_token_length, show_progress=show_progress, progress=progress, base=_base(base),
-        on_merge=on_merge))
+    try:
+        return _tokenizer(train_tokenizer_json_from_counts(
+            counts, vocab_size, pattern=pattern, special_tokens=special_tokens, min_frequency=min_frequency,
+            max_token_length=max_token_length, show_progress=show_progress, progress=progress, base=_base(base),
+            on_merge=on_merge))
+    except MemoryError as exc:
+        raise too_large(exc, f"training on {len(counts):,} distinct pieces", _TRAIN_ADVICE) from None
 
 
 def _base(base: object) -> Tokenizer | None:

@@ -452,3 +452,18 @@ def test_truncation_as_transformers_and_options_that_would_do_nothing():
         with pytest.raises(bytepair.InvalidInputError):
             ours.apply_chat_template(messages, **option)
     assert ours.apply_chat_template(messages, padding=False, return_tensors=None) == hf_ids(hf, messages)
+
+
+def test_save_pretrained_is_a_folder_transformers_and_bytepair_read_back(pair, tmp_path):
+    """tokenizer.json + tokenizer_config.json as from_pretrained reads them, with the chat template
+    and the added tokens: transformers loads the folder and renders the same ids."""
+    name, tok, hf = pair
+    messages = CONVERSATIONS["system_multi_turn"]
+    written = sorted(p.rsplit("/", 1)[-1] for p in tok.save_pretrained(tmp_path))
+    assert written[:2] == ["tokenizer.json", "tokenizer_config.json"]
+    again = bytepair.Tokenizer.from_pretrained(tmp_path)
+    saved = transformers.AutoTokenizer.from_pretrained(str(tmp_path))
+    expected = hf_ids(hf, messages, add_generation_prompt=True)
+    assert again.apply_chat_template(messages, add_generation_prompt=True) == expected
+    assert hf_ids(saved, messages, add_generation_prompt=True) == expected
+    assert saved.added_tokens_decoder.keys() == hf.added_tokens_decoder.keys()

@@ -38,6 +38,10 @@ def build(obj: Any, where: str, stage: str, factories: Mapping[str, Callable[[di
     except (UnsupportedTokenizerError, VocabFormatError):
         raise
     except UnsupportedPatternError as exc:
+        if exc.refused:  # a pattern that would hang or exhaust the process: refused, named
+            refused = UnsupportedPatternError(f"{where}: {exc}")
+            refused.refused = True
+            raise refused from None
         if exc.missing_package:  # the file is fine; this runtime lacks what it needs
             raise UnsupportedTokenizerError(f"{where}: {exc}") from None
         raise VocabFormatError(f"{where}: {exc}") from None

@@ -116,8 +116,8 @@ def parse_bpe_files(vocab_json: bytes, merges_txt: bytes, *, origin: str = "voca
         vocab = json.loads(vocab_json)
     except (ValueError, RecursionError) as exc:
         raise VocabFormatError(f"{origin}: vocab.json is not JSON ({exc}); is it the vocabulary file?") from None
-    if not isinstance(vocab, dict) or not all(type(v) is int and v >= 0 for v in vocab.values()):
-        raise VocabFormatError(f"{origin}: vocab.json must be an object of token -> non-negative integer id")
+    if not isinstance(vocab, dict) or not all(type(v) is int and 0 <= v < 1 << 32 for v in vocab.values()):
+        raise VocabFormatError(f"{origin}: vocab.json must be an object of token -> integer id from 0 to 2**32 - 1")
     try:
         text = merges_txt.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -46,8 +46,8 @@ def parse_tiktoken_bpe(data: bytes, *, origin: str = "tiktoken data") -> dict[by
                 raise ValueError("expected 2 fields")
             token = a2b(fields[0], strict_mode=True)
             rank = int(fields[1])
-            if rank < 0 or not token:
-                raise ValueError("negative rank or empty token")
+            if not 0 <= rank < 1 << 32 or not token:
+                raise ValueError("a rank outside 0..2**32-1, or an empty token")
         except (ValueError, binascii.Error) as exc:
             raise VocabFormatError(
                 f"{origin}, line {lineno}: not 'base64 rank' ({exc}): {line[:80]!r}. "

@@ -44,6 +44,7 @@ from .locate import (
     protected_field,
     render_located,
 )
+from .limits import DEFAULT_MAX_CHARS, DEFAULT_SECONDS, TemplateBudget
 from .templates import compile_template, render, select_template, template_settings
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -193,9 +194,12 @@ def apply_chat_template(
     special_text: str = "escape",
     truncation: bool = False,
     max_length: int | None = None,
+    template_timeout: float = DEFAULT_SECONDS,
+    template_max_chars: int = DEFAULT_MAX_CHARS,
     **template_kwargs: Any,
 ) -> Any:
     """See :meth:`bytepair.Tokenizer.apply_chat_template`."""
+    budget = TemplateBudget(template_timeout, template_max_chars)
     for option in _NOT_HERE:
         if template_kwargs.get(option) not in (None, False):
             raise InvalidInputError(
@@ -215,6 +219,7 @@ def apply_chat_template(
                                     return_assistant_tokens_mask=return_assistant_tokens_mask, tools=tools, documents=documents,
                                     chat_template=chat_template, continue_final_message=continue_final_message,
                                     special_text=special_text, truncation=truncation, max_length=max_length,
+                                    template_timeout=template_timeout, template_max_chars=template_max_chars,
                                     **template_kwargs) for m in messages]
     if tools is not None and (isinstance(tools, (str, bytes, Mapping)) or not all(isinstance(t, Mapping) for t in tools)):
         raise InvalidInputError("tools must be a list of JSON-schema dicts (bytepair does not build schemas from Python functions)")
@@ -230,11 +235,12 @@ def apply_chat_template(
         _tag_final(prepared)
     variables = {**tok.special_tokens_map, **plain_copy(template_kwargs, "template variables"), **extras,
                  "add_generation_prompt": add_generation_prompt}
-    text = render(source, prepared, variables)
     need_spans = tokenize and (return_assistant_tokens_mask or special_text == "escape")
-    spans = locate(source, prepared, variables, text) if need_spans else None
-    # A template with {% generation %} blocks says itself what the masks cover, as transformers reads it.
-    blocks = generation_spans(source, prepared, variables, text) if tokenize and return_assistant_tokens_mask else None
+    with budget.running():  # one deadline for every render of the call
+        text = render(source, prepared, variables)
+        spans = locate(source, prepared, variables, text) if need_spans else None
+        # A template with {% generation %} blocks says itself what the masks cover, as transformers reads it.
+        blocks = generation_spans(source, prepared, variables, text) if tokenize and return_assistant_tokens_mask else None
     if continue_final_message:
         text, spans = _cut_final(text, spans)
     if not tokenize:

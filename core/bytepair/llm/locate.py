@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import InvalidInputError, TemplateError
+from ..errors import InvalidInputError, TemplateError, TemplateLimitError
 from ..text.offsets import first_token_at
 from .templates import GENERATION_CLOSE, GENERATION_OPEN, render
 
@@ -205,6 +205,8 @@ def locate(source: str, messages: list[dict[str, Any]], variables: Mapping[str, 
         marked_messages, owners = _mark(messages, trim_aware)
         try:
             found = _unmark(render(source, marked_messages, variables))
+        except TemplateLimitError:
+            raise  # out of budget: no other marking can do better
         except TemplateError:
             continue
         if found is not None and found[0] == plain:

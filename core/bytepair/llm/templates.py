@@ -5,6 +5,7 @@ sandbox, ``trim_blocks``, ``lstrip_blocks``, loop controls, ``raise_exception``,
 options, ``strftime_now``, a ``{% generation %}`` block that renders its body); jinja2 is imported
 only when a template is rendered (``pip install bytepair[chat]``). ``template_settings`` reads a
 ``tokenizer_config.json``'s template and token strings, ``select_template`` picks the one to render.
+Every render runs under a time, size and depth budget (``limits.py``).
 
 >>> render("{% for m in messages %}[{{ m.role }}] {{ m.content }}{% endfor %}", [{"role": "user", "content": "hi"}], {})
 '[user] hi'
@@ -18,9 +19,11 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from ..errors import InvalidInputError, MissingDependencyError, TemplateError
+from ..errors import InvalidInputError, MissingDependencyError, TemplateError, TemplateLimitError
+from .limits import MAX_TEMPLATE_CHARS, Exceeded, TemplateBudget, bounded_filter, check_size, current_run, sandbox_class, size_of
 
-__all__ = ["GENERATION_CLOSE", "GENERATION_OPEN", "compile_template", "render", "select_template", "template_settings"]
+__all__ = ["GENERATION_CLOSE", "GENERATION_OPEN", "TemplateBudget", "compile_template", "render", "select_template",
+           "template_settings"]
 
 GENERATION_OPEN, GENERATION_CLOSE = "\U000fff04", "\U000fff05"
 """What a ``{% generation %}`` block's output is put between when marks are asked for (plane 15 private use)."""
@@ -58,6 +61,9 @@ def compile_template(source: str, mark_generation: bool = False) -> Any:
     """The Jinja template for ``source``, in the sandboxed environment chat templates expect; with
     ``mark_generation``, what each ``{% generation %}`` block renders is put between markers."""
     jinja2 = _jinja()
+    if len(source) > MAX_TEMPLATE_CHARS:
+        raise TemplateLimitError(f"the chat template is {len(source):,} characters long; templates may have at most "
+                                 f"{MAX_TEMPLATE_CHARS:,}", limit="size")
 
     class Generation(jinja2.ext.Extension):  # type: ignore[misc]
         """``{% generation %}...{% endgeneration %}`` marks what a reply's mask covers (transformers'
@@ -74,48 +80,77 @@ def compile_template(source: str, mark_generation: bool = False) -> Any:
             return jinja2.nodes.Scope(body).set_lineno(lineno)
 
     class Namespace(jinja2.utils.Namespace):  # type: ignore[misc]
-        """``namespace()`` that refuses underscore names (no way to CPython internals)."""
+        """``namespace()`` that refuses underscore names (no way to CPython internals) and values
+        over the size budget (a loop doubling a string in a namespace)."""
 
         def __init__(*args: Any, **kwargs: Any) -> None:  # noqa: N805 - jinja's signature trick
             self, rest = args[0], args[1:]
             values = dict(*rest, **kwargs)
-            for name in values:
-                _check_name(name)
+            for name, value in values.items():
+                _check_stored(name, value)
             jinja2.utils.Namespace.__init__(self, values)
 
         def __setitem__(self, name: str, value: Any) -> None:
-            _check_name(name)
+            _check_stored(name, value)
             jinja2.utils.Namespace.__setitem__(self, name, value)
 
-    def _check_name(name: Any) -> None:
+    def _check_stored(name: Any, value: Any) -> None:
         if isinstance(name, str) and name.startswith("_"):
             raise TemplateError(f"a chat template may not store {name!r} in a namespace (names must not start with '_')")
+        check_size(size_of(value), f"the namespace value {name}")
 
-    env = jinja2.sandbox.ImmutableSandboxedEnvironment(
-        trim_blocks=True, lstrip_blocks=True, extensions=[Generation, jinja2.ext.loopcontrols]
-    )
+    env = sandbox_class()(trim_blocks=True, lstrip_blocks=True, extensions=[Generation, jinja2.ext.loopcontrols])
     env.filters["tojson"] = _tojson
+    env.filters = {name: bounded_filter(name, func) for name, func in env.filters.items()}
     env.globals.update(raise_exception=_raise_exception, strftime_now=_strftime_now, namespace=Namespace)
     try:
-        return env.from_string(source)
+        with TemplateBudget().running():  # Jinja computes constant expressions as it compiles
+            return env.from_string(source)
+    except Exceeded as exc:
+        raise exc.error from None
     except jinja2.TemplateSyntaxError as exc:
         raise TemplateError(f"the chat template does not parse: {exc.message} (template line {exc.lineno})") from None
+    except (RecursionError, SyntaxError) as exc:  # SyntaxError: Python's limit of 20 nested blocks
+        raise TemplateLimitError(f"the chat template nests too deeply to compile ({type(exc).__name__}: {exc}); "
+                                 "flatten its blocks", limit="depth") from None
 
 
 def render(source: str, messages: list[dict[str, Any]], variables: Mapping[str, Any], mark_generation: bool = False) -> str:
-    """``source`` rendered over ``messages`` and ``variables``; every failure a :class:`TemplateError`."""
+    """``source`` rendered over ``messages`` and ``variables``, within the budget of the call
+    (``TemplateBudget.running``; the defaults if none is running); every failure a :class:`TemplateError`."""
     template = compile_template(source, mark_generation)
     jinja2 = _jinja()
-    try:
-        return str(template.render(messages=messages, **variables))
-    except TemplateError:
-        raise
-    except jinja2.TemplateError as exc:
-        raise TemplateError(f"the chat template failed: {type(exc).__name__}: {exc}") from None
-    except RecursionError:
-        raise TemplateError("the chat template recursed too deeply; check the template") from None
-    except Exception as exc:  # a template can raise anything Python can (TypeError on 'a' + 1 ...)
-        raise TemplateError(f"the chat template failed: {type(exc).__name__}: {exc}") from None
+
+    with TemplateBudget().running():
+        try:
+            return _generate(template, messages, variables)
+        except Exceeded as exc:
+            raise exc.error from None
+        except TemplateError:
+            raise
+        except jinja2.TemplateError as exc:
+            raise TemplateError(f"the chat template failed: {type(exc).__name__}: {exc}") from None
+        except RecursionError:
+            raise TemplateLimitError("the chat template recursed too deeply as it rendered; check its macros",
+                                     limit="depth") from None
+        except MemoryError:
+            raise TemplateLimitError("out of memory rendering the chat template: pass fewer or shorter messages, or a "
+                                     "lower template_max_chars", limit="size") from None
+        except Exception as exc:  # a template can raise anything Python can (TypeError on 'a' + 1 ...)
+            raise TemplateError(f"the chat template failed: {type(exc).__name__}: {exc}") from None
+
+
+def _generate(template: Any, messages: list[dict[str, Any]], variables: Mapping[str, Any]) -> str:
+    """The template's output, counted as it comes out."""
+    parts, length = [], 0
+    run = current_run()
+    for part in template.generate(messages=messages, **variables):
+        length += len(part)
+        if length > run.chars:
+            check_size(length, "the rendered prompt")
+        run.tick()
+        parts.append(part)
+    return "".join(parts)
 
 
 def _token_text(value: Any) -> str | None:

@@ -14,7 +14,7 @@ from typing import Any
 from .bpe.long_pieces import LONG_PIECE_CHARS
 from .bpe.piece_cuts import MAX_DISTINCT_BYTES, distinct_bytes
 
-__all__ = ["PackedPieceCache", "PieceCache"]
+__all__ = ["PackedPieceCache", "PieceCache", "entry_bytes", "packed_entry_bytes"]
 
 DEFAULT_MAX_ENTRIES = 1 << 18
 # Why this many: the 14 corpus files of bench/corpus (8.3 MB, 14 languages and code) hold ~138,000
@@ -99,10 +99,11 @@ class PieceCache(dict[str, tuple[int, ...]]):
         self.bytes += size
 
     def clear(self) -> None:
-        """Empty the cache, and with it the long-piece encoder's caches of seams and stitched chunks
-        and what the model remembers of pieces (``clear_memos``, where it offers one)."""
+        """Empty the cache, and with it its packed twin, the long-piece encoder's caches of seams and
+        stitched chunks, and what the model remembers of pieces (``clear_memos``, where it offers one)."""
         super().clear()
         self.bytes = 0
+        self.packed.clear()
         if self._long is not None:
             self._long.clear()
         if self._clear_memos is not None:
@@ -121,7 +122,8 @@ class PieceCache(dict[str, tuple[int, ...]]):
 
 
 class PackedPieceCache(dict[str, bytes]):
-    """Piece -> its ids as native uint32 bytes, filled from the ``PieceCache``.
+    """Piece -> its ids as native uint32 bytes, filled from the ``PieceCache``; bounded by entries
+    and by bytes as that cache is (``packed_entry_bytes``), and emptied with it.
 
     Why: building an ``array('I')`` from Python ints converts every id; joining these byte strings
     does not, which makes ``Encoding.encode_to_array`` (and the browser API) several times cheaper
@@ -131,11 +133,28 @@ class PackedPieceCache(dict[str, bytes]):
     def __init__(self, ids: PieceCache) -> None:
         super().__init__()
         self._ids = ids
+        self.bytes = 0
+        """The entries' size so far (``packed_entry_bytes``): past the cache's ``max_bytes`` it is emptied."""
+
+    def clear(self) -> None:
+        super().clear()
+        self.bytes = 0
 
     def __missing__(self, piece: str) -> bytes:
         packed = array("I", self._ids[piece]).tobytes()
-        if len(self) >= self._ids.max_entries:
-            self.clear()
         if len(piece) <= LONG_PIECE_CHARS:
+            size = packed_entry_bytes(piece, packed)
+            if len(self) >= self._ids.max_entries or self.bytes + size > self._ids.max_bytes:
+                self.clear()
             self[piece] = packed
+            self.bytes += size
         return packed
+
+
+def packed_entry_bytes(piece: str, packed: bytes) -> int:
+    """About the memory a packed entry holds: the key, the bytes object and the dict's slot.
+
+    >>> packed_entry_bytes("hello", bytes(4))
+    157
+    """
+    return 100 + 4 * len(piece) + 33 + len(packed)

@@ -10,6 +10,7 @@ import re
 import unicodedata
 from typing import Any
 
+from ..pre_tokenizers.pattern.safety import check_length, check_pattern
 from ..pre_tokenizers.pattern.translate import translate
 from .base import Alignment, Normalizer, PerCharacter, identity_alignment
 
@@ -42,7 +43,11 @@ class Replace(Normalizer):
 
     def __init__(self, pattern: str, content: str, *, is_regex: bool = False) -> None:
         self.pattern, self.content, self.is_regex = pattern, content, is_regex
-        self._regex = re.compile(translate(pattern, dialect="onig").pattern if is_regex else re.escape(pattern))
+        check_length(pattern, "the Replace pattern")
+        source = translate(pattern, dialect="onig").pattern if is_regex else re.escape(pattern)
+        if is_regex:
+            check_pattern(pattern, "the Replace pattern", source)
+        self._regex = re.compile(source)
 
     def normalize(self, text: str) -> str:
         if not self.is_regex:

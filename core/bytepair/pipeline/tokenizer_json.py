@@ -115,7 +115,7 @@ def _model(obj: dict[str, Any], origin: str, *, byte_level: bool, parts: Any = N
         )
     vocab, merge_ids = (parts[0], parts[2]) if parts is not None else (obj.get("vocab"), None)
     if parts is None and (not isinstance(vocab, dict) or min(map(_id_or_minus_one, vocab.values()), default=0) < 0):
-        raise VocabFormatError(f"{origin}: model.vocab must be an object of token -> non-negative integer id")
+        raise VocabFormatError(f"{origin}: model.vocab must be an object of token -> integer id from 0 to 2**32 - 1")
     if parts is not None:
         merges, as_text = parts[1], parts[3]
     else:
@@ -144,8 +144,12 @@ def _model(obj: dict[str, Any], origin: str, *, byte_level: bool, parts: Any = N
         raise
 
 
+MAX_ID = (1 << 32) - 1
+"""Ids are 32-bit: HF reads them as u32 and every result is a Uint32Array in JavaScript."""
+
+
 def _id_or_minus_one(value: Any) -> int:
-    return value if type(value) is int and value >= 0 else -1
+    return value if type(value) is int and 0 <= value <= MAX_ID else -1
 
 
 def _merges(merges: Any, origin: str) -> list[tuple[str, str]] | list[list[str]]:
@@ -205,8 +209,8 @@ def _added_tokens(tokens: Any, model: BPEModel, origin: str) -> list[AddedToken]
         if not isinstance(t, dict) or not isinstance(t.get("content"), str) or not t["content"]:
             raise VocabFormatError(f"{where}: expected an object with a non-empty \"content\"")
         token_id = t.get("id")
-        if isinstance(token_id, bool) or not isinstance(token_id, int) or token_id < 0:
-            raise VocabFormatError(f"{where}: \"id\" must be a non-negative integer, not {token_id!r}")
+        if isinstance(token_id, bool) or not isinstance(token_id, int) or not 0 <= token_id <= MAX_ID:
+            raise VocabFormatError(f"{where}: \"id\" must be an integer from 0 to 2**32 - 1, not {token_id!r}")
         # HF (0.23) reads no id from here: a token the vocabulary has keeps its vocabulary id, the
         # others are numbered in their order from the vocabulary's size on (a consistent file says
         # the same; Tokenizer.to_str writes files that stay so).

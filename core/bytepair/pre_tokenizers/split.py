@@ -18,6 +18,7 @@ from typing import Any
 from ..errors import VocabFormatError
 from .base import BEHAVIOR_JSON, Piece, PreTokenizer, apply_behavior, behavior_key
 from .pattern import Pretokenizer
+from .pattern.safety import check_length, check_pattern
 
 __all__ = ["Digits", "Punctuation", "Split", "Whitespace", "WhitespaceSplit"]
 
@@ -37,7 +38,11 @@ class Split(PreTokenizer):
         """Whether the regex was seen to match the empty string: its matches are then walked as
         Oniguruma walks them (``_regex_spans``), never by the fast paths of ``split``."""
         if is_regex:
+            if dialect == "onig":  # a file's pattern: a stranger's, checked before and after compiling
+                check_length(pattern, "the Split pattern")
             self._pretokenizer: Pretokenizer | None = Pretokenizer(pattern, dialect=dialect)
+            if dialect == "onig":
+                check_pattern(pattern, "the Split pattern", self._pretokenizer.regex_source)
             self._empty_matches = any(
                 start == end for sample in ("", "a", "A1", " ", "\n", "aA1 \n-_.") for start, end in self._pretokenizer.spans(sample))
         else:

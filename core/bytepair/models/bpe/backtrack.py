@@ -29,7 +29,7 @@ On the long pieces of random letters it was 3x slower than stitching with the he
 checks are now cheap (``models/bpe/pair_check.py``: rust-gems' split tables), yet with them a first pass of
 ``en`` under cl100k that took this search for short pieces still executed 1,011 M instructions
 (its length table, built on first use, included) against 594 M for the engine's way: the merge,
-with two-token pieces found by their split (``bench/instructions.py``). So the engine keeps that,
+with two-token pieces found by their split (an instruction count since retired). So the engine keeps that,
 and this stays a tested exact alternative.
 
 >>> ranks = {b"a": 0, b"b": 1, b"c": 2, b"d": 3, b"bc": 4, b"ab": 5, b"cd": 6, b"abcd": 7}

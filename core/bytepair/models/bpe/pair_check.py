@@ -53,7 +53,8 @@ __all__ = ["TWO_TOKEN_MAX_BYTES", "PairCheck", "merge_splits", "reference_stays_
 
 TWO_TOKEN_MAX_BYTES = 16
 """Longer pieces are rarely two tokens, and a search that fails costs a lookup per byte. First-pass
-instructions under cl100k (``bench/instructions.py``), this bound against 12: English -11.5% against
+instructions under cl100k (counted with a benchmark since retired: PERFORMANCE.md's tried-and-dropped
+list), this bound against 12: English -11.5% against
 -9.7%, code -8.2% against -7.1%, German -1.7% against -3.0%."""
 
 _MAX_KNOWN_PAIRS = 1 << 18  # checked pairs remembered before the memo is emptied (bounded memory)

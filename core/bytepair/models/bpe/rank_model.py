@@ -171,6 +171,9 @@ def check_ranks(
             f"{name}: mergeable_ranks lacks {len(missing)} single-byte token(s) (first: {bytes((missing[0],))!r}); "
             "byte-level BPE needs all 256 so that any text can be encoded"
         )
+    wide = [i for i in special.values() if not (type(i) is int and 0 <= i < 1 << 32)]
+    if wide:
+        raise VocabFormatError(f"{name}: special token ids must be integers from 0 to 2**32 - 1, not {wide[:5]}")
     clash = sorted(i for i in special.values() if i < len(token_bytes) and token_bytes[i])
     if clash:
         raise VocabFormatError(f"{name}: special token id(s) {clash[:5]} are also mergeable ranks")

@@ -11,8 +11,9 @@ longer than :data:`MAX_PATTERN_CHARS` (a 50 MB pattern once took 137 s and 5.9 G
 The check reads the pattern ``re`` will run (the translation, with classes spelled out), so what it
 judges is what would run. A repeat counts when it may run more than once and may give back what it
 took (greedy or lazy; a possessive repeat or an atomic group gives nothing back, and ``?`` runs at
-most once): inside such a repeat, no other repeat or optional part, and no two alternatives that
-can start with the same character.
+most once), and when something follows it that can fail (at the very end of the pattern it never
+gives back: Oniguruma's ``a{1,3}+``, a repeat of a repeat, is fine there): inside such a repeat, no
+other repeat or optional part, and no two alternatives that can start with the same character.
 
 >>> check_pattern(r"\\s+(?!\\S)|\\s+", "a Split pattern")
 >>> check_pattern(r"(a*)*b", "a Split pattern")
@@ -35,7 +36,7 @@ except ImportError:  # pragma: no cover - older layouts
     import sre_constants  # type: ignore[no-redef]
     import sre_parse  # type: ignore[no-redef]
 
-__all__ = ["MAX_PATTERN_CHARS", "check_pattern"]
+__all__ = ["MAX_PATTERN_CHARS", "check_length", "check_pattern"]
 
 MAX_PATTERN_CHARS = 1 << 16
 """Longer patterns are refused (the longest in a published tokenizer.json is under 300 characters)."""
@@ -48,11 +49,7 @@ _ANY_CHAR = frozenset({"*"})  # a first-character set that may be anything
 def check_pattern(pattern: str, what: str, translated: str | None = None) -> None:
     """Refuse ``pattern`` (named ``what`` in the error) if it is too long or can backtrack
     exponentially; ``translated`` is the ``re`` form that will run (default: ``pattern`` itself)."""
-    if len(pattern) > MAX_PATTERN_CHARS:
-        raise UnsupportedPatternError(
-            f"{what} is {len(pattern):,} characters long; bytepair refuses patterns longer than {MAX_PATTERN_CHARS:,} "
-            "(published pre-tokenizer patterns are under 300): is this the right file?"
-        )
+    check_length(pattern, what)
     source = pattern if translated is None else translated
     try:
         tree = sre_parse.parse(source)
@@ -61,46 +58,63 @@ def check_pattern(pattern: str, what: str, translated: str | None = None) -> Non
     fault = _fault(tree, None)
     if fault is not None:
         inner, _ = fault
-        raise UnsupportedPatternError(
+        raise _refused(
             f"{what} {_shown(pattern)} can take exponential time ({inner}): bytepair refuses it rather than hang. "
             "Rewrite it without a repeat inside a repeat or a repeated choice whose branches can start alike "
             "(a possessive repeat such as x*+ or an atomic group (?>...) is fine)"
         )
 
 
+def check_length(pattern: str, what: str) -> None:
+    """Refuse a pattern longer than :data:`MAX_PATTERN_CHARS`, before anything compiles it."""
+    if len(pattern) > MAX_PATTERN_CHARS:
+        raise _refused(
+            f"{what} is {len(pattern):,} characters long; bytepair refuses patterns longer than {MAX_PATTERN_CHARS:,} "
+            "(published pre-tokenizer patterns are under 300): is this the right file?"
+        )
+
+
+def _refused(message: str) -> UnsupportedPatternError:
+    error = UnsupportedPatternError(message)
+    error.refused = True
+    return error
+
+
 def _shown(pattern: str) -> str:
     return repr(pattern if len(pattern) <= 120 else pattern[:117] + "...")
 
 
-def _fault(items: Any, repeat: str | None) -> tuple[str, str] | None:
+def _fault(items: Any, repeat: str | None, tail: bool = True) -> tuple[str, str] | None:
     """The first dangerous part of a parsed (sub)pattern, as (what, where), or None. ``repeat`` is
-    the enclosing repeat that may run more than once and give back, if any."""
-    for op, av in items:
+    the enclosing repeat that may run more than once and give back, if any. ``tail``: nothing
+    follows these items in the pattern, so a repeat among them never has to give back (once it
+    stops, the match has succeeded): ``(?:a{1,3})+`` at the end of a pattern is safe, ``(a+)+b`` not."""
+    last = len(items) - 1
+    for at, (op, av) in enumerate(items):
+        at_end = tail and at == last
         if op in _REPEATS:
             low, high, item = av
             if repeat is not None and high != low:
                 return (f"a repeat inside a repeat: {_text(op, av)!r} inside {repeat!r}", repeat)
-            if high > 1 or high == _MAXREPEAT:
-                found = _fault(item, _text(op, av))
-                if found is not None:
-                    return found
+            if (high > 1 or high == _MAXREPEAT) and not at_end:
+                found = _fault(item, _text(op, av), False)
             else:
-                found = _fault(item, repeat)
-                if found is not None:
-                    return found
+                found = _fault(item, repeat, at_end)
+            if found is not None:
+                return found
         elif op is sre_constants.SUBPATTERN:
-            found = _fault(av[3], repeat)
+            found = _fault(av[3], repeat, at_end)
             if found is not None:
                 return found
         elif op is sre_constants.BRANCH:
             if repeat is not None and _overlapping(list(av[1])):
                 return (f"a repeated choice whose branches can start alike, in {repeat!r}", repeat)
             for alternative in av[1]:
-                found = _fault(alternative, repeat)
+                found = _fault(alternative, repeat, at_end)
                 if found is not None:
                     return found
         elif op in (sre_constants.ASSERT, sre_constants.ASSERT_NOT):
-            found = _fault(av[1], None)  # a lookaround is matched on its own
+            found = _fault(av[1], None, False)  # a lookaround is matched on its own, all of it if it fails
             if found is not None:
                 return found
         # POSSESSIVE_REPEAT and ATOMIC_GROUP give nothing back: nothing inside them can blow up

@@ -263,6 +263,11 @@ class Pretokenizer:
         self._regex, self._stand_ins, self.engine = _compile(pattern, dialect)
 
     @property
+    def regex_source(self) -> str | None:
+        """The pattern the engine runs (the translation, with classes spelled out), for checks."""
+        return getattr(self._regex, "pattern", None)
+
+    @property
     def cuttable(self) -> bool:
         """Whether ``blocks`` may cut long texts (see ``__init__``)."""
         return self._cuttable

@@ -1,0 +1,273 @@
+"""Hostile input natively: patterns that backtrack for ever, ids past 32 bits, caches that grow with
+the input and out-of-memory failures. Each case asserts its error and its time (and memory) bound.
+Chat templates have their own suite (tests/llm/test_template_limits.py), saves theirs
+(tests/formats/test_atomic_saves.py); the JavaScript side is web/test/hostile.test.mjs and
+tests/web/test_hostile_browser.py. The long cases are under ``make soak``.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import bytepair
+from bytepair import Tokenizer
+from bytepair.data.openai import ENCODING_SPECS
+from bytepair.errors import InputTooLargeError, UnsupportedPatternError, VocabFormatError
+from bytepair.pre_tokenizers.pattern.safety import MAX_PATTERN_CHARS, check_pattern
+
+from tests.hf_reference import HF_NAMES, hf_folder
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def tiny(pattern: str | None = "\\s+|\\S+", vocab: dict[str, int] | None = None, added: list[dict] | None = None,
+         normalizer: dict | None = None) -> str:
+    """A byte-level tokenizer.json with a Split ``pattern``, extra ``vocab`` entries and ``added`` tokens."""
+    byte_vocab = {chr(b) if 33 <= b <= 126 or 161 <= b <= 255 and b != 173 else chr(256 + b): b for b in range(256)}
+    pre = [{"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}]
+    if pattern is not None:
+        pre.insert(0, {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Isolated", "invert": False})
+    return json.dumps({
+        "model": {"type": "BPE", "vocab": {**byte_vocab, **(vocab or {})}, "merges": []},
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": pre},
+        "normalizer": normalizer,
+        "added_tokens": added or [],
+        "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+    })
+
+
+# ---------------------------------------------------------------- patterns
+CATASTROPHIC = [
+    "(a*)*b", "(a+)+b", "(a|a)*b", "(a|ab)*c", "(?:a|ab)+c", "(a?)+b", "(\\w+\\s?)*$", "(x+x+)+y", "(.*a){2,}x",
+    "(a|b|ab)*c", "([a-z]+)*$", "(\\d+)*x", "^(a+)+$", "(?:\\s*,)*\\s*$", "((ab)*)*c", "(a{1,3}){1,5}b", "(?=(a+)+b)a",
+    "(?:x(?:a{1,3})+|y)z", "(?!(a|a)*$)",
+]
+"""Patterns with a repeat inside a repeat or a repeated choice whose branches start alike."""
+SAFE = ["\\s+|\\S+", "(?:ab)+c", "(?:a|b)*c", "a*b*c", "(?>a+)+b", "(?:a*+)*b", "[^\\s]+", "\\p{L}+|\\p{N}{1,3}", "'(?:s|t|re)",
+        "a{1,3}+", "x|(a+)+", "(?:a|ab)+"]
+"""Patterns the check must let through (nothing inside a repeat can give back). Some still take
+quadratic time where they fail (``a*b*c`` on a run of ``a``): as Oniguruma does, short of its
+literal-first shortcuts; the check is about exponential time, which never ends."""
+
+
+@pytest.mark.parametrize("pattern", CATASTROPHIC)
+def test_a_catastrophic_split_pattern_is_refused_at_load(pattern: str) -> None:
+    start = time.perf_counter()
+    with pytest.raises(UnsupportedPatternError, match=re.escape(repr(pattern)) + ".*exponential time") as caught:
+        Tokenizer.from_str(tiny(pattern))
+    assert time.perf_counter() - start < 1.0
+    assert "pre_tokenizer" in str(caught.value)  # where in the file
+
+
+@pytest.mark.parametrize("pattern", SAFE)
+def test_a_safe_pattern_loads_and_ends_on_hostile_text(pattern: str) -> None:
+    tok = Tokenizer.from_str(tiny(pattern))
+    for text in ("a" * 3000 + "!", "ab" * 1500 + "!", " " * 3000 + "x"):  # 2**3000 steps if exponential
+        start = time.perf_counter()
+        assert tok.decode(tok.encode(text).ids) == text
+        assert time.perf_counter() - start < 2.0, (pattern, text[:4])
+
+
+def test_a_catastrophic_replace_pattern_is_refused() -> None:
+    normalizer = {"type": "Replace", "pattern": {"Regex": "(a+)+b"}, "content": "x"}
+    with pytest.raises(UnsupportedPatternError, match="exponential time"):
+        Tokenizer.from_str(tiny(normalizer=normalizer))
+
+
+def test_a_huge_pattern_is_refused_before_it_compiles() -> None:
+    start = time.perf_counter()
+    with pytest.raises(UnsupportedPatternError, match=f"{MAX_PATTERN_CHARS + 1:,} characters long"):
+        Tokenizer.from_str(tiny("a" * (MAX_PATTERN_CHARS + 1)))
+    with pytest.raises(UnsupportedPatternError, match="characters long"):
+        Tokenizer.from_str(tiny("|".join(f"w{i}" for i in range(2_000_000))))  # ~18 MB
+    assert time.perf_counter() - start < 5.0
+
+
+def _published_patterns() -> list[tuple[str, str]]:
+    found = [(name, spec.pattern) for name, spec in ENCODING_SPECS.items()]
+    for name in HF_NAMES:
+        data = json.loads((hf_folder(name) / "tokenizer.json").read_text(encoding="utf-8"))
+
+        def walk(node, where):
+            if isinstance(node, dict):
+                if node.get("type") in ("Split", "Replace") and isinstance(node.get("pattern"), dict) and "Regex" in node["pattern"]:
+                    found.append((f"{name} {where}", node["pattern"]["Regex"]))
+                for key, value in node.items():
+                    walk(value, f"{where}.{key}")
+            elif isinstance(node, list):
+                for value in node:
+                    walk(value, where)
+
+        walk(data.get("pre_tokenizer"), "pre_tokenizer")
+        walk(data.get("normalizer"), "normalizer")
+    return found
+
+
+def test_every_published_pattern_passes_the_check_and_runs_fast_on_hostile_text() -> None:
+    patterns = _published_patterns()
+    assert len({p for _, p in patterns}) >= 8
+    hostile = ["a" * 20_000, " " * 20_000 + "a", "1" * 20_000, "'" * 20_000, "\n \n" * 8_000, "日本" * 10_000, "a'" * 10_000]
+    for origin, pattern in patterns:
+        check_pattern(pattern, origin)
+    for name in HF_NAMES:
+        tok = Tokenizer.from_file(hf_folder(name) / "tokenizer.json")
+        for text in hostile:
+            start = time.perf_counter()
+            tok.encode(text, add_special_tokens=False)
+            assert time.perf_counter() - start < 3.0, (name, text[:8])
+
+
+# The check against its own rule: a repeat that can give back may hold no other repeat that can.
+ATOMS = st.sampled_from(["a", "b", "ab", "[ab]", "\\s", "x"])
+
+
+def _repeat(inner: str, kind: str) -> str:
+    return f"(?:{inner}){kind}"
+
+
+@settings(max_examples=200, deadline=None)
+@given(ATOMS, ATOMS, st.sampled_from(["*", "+", "{1,4}", "*?", "{2,}"]), st.sampled_from(["*", "+", "?", "{0,3}", "*?"]))
+def test_a_repeat_of_a_repeat_is_always_refused(left: str, right: str, outer: str, inner: str) -> None:
+    pattern = _repeat(left + _repeat(right, inner), outer) + "c"
+    with pytest.raises(UnsupportedPatternError, match="repeat inside a repeat"):
+        check_pattern(pattern, "p")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "ab", "ba", "aa", "[ab]", "\\s", "a?", "x"]), min_size=1, max_size=4),
+       st.sampled_from(["*", "+", "{1,40}", "*?"]), st.booleans())
+def test_what_the_check_lets_through_never_backtracks_exponentially(parts: list[str], outer: str, choice: bool) -> None:
+    """Soundness: a repeat of a sequence or a choice, passed by the check, fails on 32 characters in
+    well under a second (2**32 steps, were it exponential, would take minutes)."""
+    pattern = _repeat("|".join(parts) if choice else "".join(parts), outer) + "c"
+    try:
+        check_pattern(pattern, "p")
+    except UnsupportedPatternError:
+        return
+    compiled = re.compile(pattern)
+    for text in ("a" * 32, "ab" * 16, "aab" * 11, " a" * 16):
+        start = time.perf_counter()
+        compiled.search(text)
+        assert time.perf_counter() - start < 1.0, (pattern, text)
+
+
+# ---------------------------------------------------------------- ids past 32 bits
+@pytest.mark.parametrize("build, message", [
+    (lambda: Tokenizer.from_str(tiny(vocab={"big": 1 << 32})), "model.vocab .* 2\\*\\*32 - 1"),
+    (lambda: Tokenizer.from_str(tiny(added=[{"id": 1 << 32, "content": "<s>", "special": True}])), "2\\*\\*32 - 1"),
+    (lambda: bytepair.parse_tiktoken_bpe(base64.b64encode(b"a") + b" 4294967296\n"), "0..2\\*\\*32-1"),
+    (lambda: bytepair.Encoding("x", pat_str="\\S+", mergeable_ranks={bytes([b]): b for b in range(256)},
+                               special_tokens={"<s>": 1 << 32}), "2\\*\\*32 - 1"),
+])
+def test_ids_past_32_bits_are_refused_at_load(build, message: str) -> None:
+    with pytest.raises(VocabFormatError, match=message):
+        build()
+
+
+def test_a_vocab_json_id_past_32_bits_is_refused(tmp_path: Path) -> None:
+    vocab = {chr(256 + b) if b < 33 else chr(b): b for b in range(128)} | {"big": 1 << 32}
+    (tmp_path / "vocab.json").write_text(json.dumps(vocab), encoding="utf-8")
+    (tmp_path / "merges.txt").write_text("#version: 0.2\n", encoding="utf-8")
+    with pytest.raises(VocabFormatError, match="2\\*\\*32 - 1"):
+        Tokenizer.from_gpt2_files(tmp_path / "vocab.json", tmp_path / "merges.txt")
+
+
+# ---------------------------------------------------------------- caches bounded in bytes
+def test_the_packed_piece_cache_stays_under_its_byte_limit_over_300k_new_pieces() -> None:
+    enc = bytepair.get_encoding("o200k_base")
+    cache = enc.engine.cache
+    cache.clear()
+    seen = 0
+    # 300,000 distinct pieces of 2-3 CJK characters: each new, each cached packed.
+    for block in range(30):
+        text = " ".join(chr(0x4E00 + (i * 7919) % 20000) + chr(0x4E00 + i % 20000) + chr(0x4E00 + block * 3 + i % 3)
+                        for i in range(block * 10_000, (block + 1) * 10_000))
+        enc.encode_to_array(text)
+        seen += 10_000
+        assert cache.packed.bytes <= cache.max_bytes and len(cache.packed) <= cache.max_entries, seen
+        assert cache.bytes <= cache.max_bytes and len(cache) <= cache.max_entries, seen
+    assert seen == 300_000
+    cache.clear()
+    assert (len(cache), cache.bytes, len(cache.packed), cache.packed.bytes) == (0, 0, 0, 0)
+
+
+def test_a_small_byte_limit_holds_too() -> None:
+    from bytepair.models.piece_cache import PieceCache
+
+    enc = bytepair.get_encoding("cl100k_base")
+    cache = PieceCache(enc.engine.model, max_bytes=64 << 10)
+    for i in range(20_000):
+        cache.packed[f" w{i}x"]
+        assert cache.packed.bytes <= 64 << 10 and cache.bytes <= 64 << 10
+
+
+# ---------------------------------------------------------------- out of memory, in words
+@pytest.mark.parametrize("call, words", [
+    (lambda enc: enc.encode("x" * 1000), "encoding 1,000 characters: count tokens with count\\(\\)"),
+    (lambda enc: enc.encode_ordinary("x" * 10), "encoding 10 characters"),
+    (lambda enc: enc.encode_to_array("x" * 10), "encoding 10 characters"),
+    (lambda enc: enc.count("x" * 10), "counting 10 characters: count a file with count_file\\(\\)"),
+])
+def test_a_memory_error_says_what_was_too_big_and_what_to_do(monkeypatch, call, words: str) -> None:
+    enc = bytepair.get_encoding("cl100k_base")
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(enc.engine, "piece_ids", no_memory)
+    monkeypatch.setattr(enc.engine, "ids", no_memory, raising=False)
+    monkeypatch.setattr(type(enc), "_ids", no_memory)
+    with pytest.raises(InputTooLargeError, match=words) as caught:
+        call(enc)
+    assert isinstance(caught.value, MemoryError)
+
+
+def test_a_decode_memory_error_says_so(monkeypatch) -> None:
+    enc = bytepair.get_encoding("cl100k_base")
+
+    class NoMemory:
+        def join(self, ids):
+            raise MemoryError
+
+    monkeypatch.setattr(enc, "_table", NoMemory())
+    with pytest.raises(InputTooLargeError, match="decoding 3 ids: decode the ids in parts"):
+        enc.decode([1, 2, 3])
+
+
+_LIMITED = """
+import resource, sys
+sys.path.insert(0, sys.argv[1])
+from bytepair import Tokenizer
+tok = Tokenizer.from_encoding("cl100k_base")
+text = "hello world, " * 8_000_000
+resource.setrlimit(resource.RLIMIT_AS, (int(sys.argv[2]), int(sys.argv[2])))
+try:
+    tok.encode(text)
+    print("encoded")
+except MemoryError as exc:
+    print(type(exc).__name__, exc)
+print(tok.encode("still fine").ids)
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_AS as Linux has it")
+def test_running_out_of_memory_for_real_is_an_input_too_large_error() -> None:
+    """A 104 MB text under a 500 MB address-space limit: the error names the size and the way out,
+    and the tokenizer goes on working."""
+    result = subprocess.run([sys.executable, "-c", _LIMITED, str(ROOT / "core"), str(500 << 20)],
+                            capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONHASHSEED": "0"})
+    lines = result.stdout.splitlines()
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert lines[0].startswith("InputTooLargeError out of memory encoding 104,000,000 characters: count tokens with count()"), lines
+    assert lines[1] == "[44466, 7060]"
