@@ -62,6 +62,8 @@ class Guard:
     requests: list[str] = field(default_factory=list)
     # path -> (status, body) to serve instead of the real file (corruption / missing-asset tests)
     overrides: dict[str, tuple[int, bytes]] = field(default_factory=dict)
+    # serve every response with COOP/COEP, so that the page is cross-origin isolated (SharedArrayBuffer)
+    isolated: bool = False
 
     def handle(self, route) -> None:
         url = route.request.url
@@ -74,13 +76,19 @@ class Guard:
             route.abort()
             return
         self.requests.append(parsed.path)
+        isolation = {"Cross-Origin-Opener-Policy": "same-origin", "Cross-Origin-Embedder-Policy": "require-corp"} if self.isolated else {}
         if parsed.path.endswith("/" + TEST_PAGE):
-            route.fulfill(status=200, content_type="text/html", body="<!doctype html><meta charset=utf-8><title>bytepair test</title>")
+            route.fulfill(status=200, content_type="text/html", headers=isolation,
+                          body="<!doctype html><meta charset=utf-8><title>bytepair test</title>")
             return
         for suffix, (status, body) in self.overrides.items():
             if parsed.path.endswith(suffix):
                 route.fulfill(status=status, body=body)
                 return
+        if self.isolated:
+            response = route.fetch()
+            route.fulfill(response=response, headers={**response.headers, **isolation})
+            return
         route.continue_()
 
 

@@ -14,7 +14,11 @@
 export type SpecialTokens = "all" | readonly string[] | ReadonlySet<string>;
 
 export interface CallOptions {
-  /** Abort the call: it rejects at once with AbortError (a long count stops at its next slice). */
+  /** Abort the call: it rejects at once with AbortError, and its Python work stops too: interrupted
+   * in place where the worker shares memory with the caller (Node, Deno, Bun, cross-origin-isolated
+   * pages), else by replacing the worker (the other tokenizers are opened again in the new one and
+   * their calls wait meanwhile; open decoders and counts are lost: their next call is a StateError).
+   * `AbortSignal.timeout(ms)` gives a call a time budget. */
   signal?: AbortSignal;
 }
 
@@ -69,6 +73,9 @@ export interface CreateTokenizerOptions {
   assetsUrl?: string | URL;
   /** Called as asset bytes arrive, for a real progress bar. */
   onProgress?: (progress: Progress) => void;
+  /** Stop waiting: the runtime's start (which has no progress for 60 s at most, then WorkerError) and
+   * the tokenizer's open. */
+  signal?: AbortSignal;
 }
 
 /** A string, UTF-8 bytes (a Uint8Array, Node's Buffer, an ArrayBuffer or a DataView), a Blob/File, or a
@@ -181,6 +188,12 @@ export interface ChatOptions extends CallOptions {
   documents?: ReadonlyArray<Record<string, unknown>>;
   /** tokenizer.json only: more template variables (e.g. { enable_thinking: false } for Qwen 3). */
   variables?: Record<string, unknown>;
+  /** tokenizer.json only: seconds the template may run for the whole call (default 20); past it,
+   * TemplateError (a template that loops without end). The runtime stays usable. */
+  templateTimeout?: number;
+  /** tokenizer.json only: characters any value the template builds, and the prompt, may hold
+   * (default 2**25); past it, TemplateError. */
+  templateMaxChars?: number;
 }
 
 export interface ApplyChatTemplateOptions extends ChatOptions {
@@ -313,7 +326,7 @@ export class DisposedError extends BytepairError {}
 export class ClosedError extends BytepairError {}
 /** The Web Worker cannot start (a Content-Security-Policy without worker-src blob: or 'self'). */
 export class WorkerError extends BytepairError {}
-/** The call's AbortSignal fired. */
+/** The call's AbortSignal fired (the Python work itself is stopped: see the README on interrupts). */
 export class AbortError extends BytepairError {}
 export class StateError extends BytepairError {}
 /** A chat template failed or rejected the messages (its raise_exception message is kept), or there is none. */
@@ -324,6 +337,9 @@ export class ReservedLiteralError extends BytepairError {}
 export class MissingDependencyError extends BytepairError {}
 /** train() cannot learn from its input or options (no text, a bad pattern, too small a vocabSize). */
 export class TrainingError extends BytepairError {}
+/** A call ran out of memory; the message says what was too big and what to do (count() keeps no
+ * ids, decodeStream() decodes in parts). The runtime is restarted afterwards to give the memory back. */
+export class InputTooLargeError extends BytepairError {}
 
 /** The name of every error class above but BytepairError itself. */
 export type ErrorName =
@@ -331,7 +347,7 @@ export type ErrorName =
   | "UnknownEncodingError" | "UnknownModelError" | "UnknownTokenizerError" | "VocabFormatError"
   | "UnsupportedTokenizerError" | "AssetError" | "IntegrityError" | "DisposedError" | "ClosedError"
   | "WorkerError" | "AbortError" | "StateError" | "TemplateError" | "ReservedLiteralError" | "MissingDependencyError"
-  | "TrainingError";
+  | "TrainingError" | "InputTooLargeError";
 /** Those names, in the order errors.mjs lists them. */
 export const ERROR_NAMES: readonly ErrorName[];
 /** An error as it crosses from the worker or Python ({ name, message, token }) as an instance of the

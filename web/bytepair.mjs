@@ -13,244 +13,14 @@
 // One runtime per assets URL serves every encoding and loads once, however many callers ask at the
 // same time. All assets come from `assetsUrl` (default: the directory of this module).
 
-import { AbortError, AssetError, DisposedError, ClosedError, InvalidInputError, WorkerError, errorFrom } from "./errors.mjs";
+import { DisposedError, ClosedError, InvalidInputError, errorFrom } from "./errors.mjs";
+import { DEFAULT_ASSETS, IS_NODE, InProcessBackend, WorkerBackend, abortError, nodeModule } from "./backends.mjs";
+import "./interrupts.mjs"; // backends.mjs's: named here too, so that a page fetches both at once
 
 export * from "./errors.mjs";
 
-const IS_NODE = typeof process === "object" && typeof process.versions?.node === "string" && typeof window === "undefined";
-const DEFAULT_ASSETS = new URL("./", import.meta.url).href;
-
-/** import() of a Node built-in ("node:fs/promises"), called only under Node. The name is passed, not
- * written in the import(), so that bundlers for the browser (esbuild, webpack, Vite) do not try to
- * resolve it: they fail on node: specifiers otherwise. */
-const nodeModule = (name) => import(/* webpackIgnore: true */ /* @vite-ignore */ name);
-
 function disposedError(encoding) {
   return new DisposedError(`this ${encoding} tokenizer was disposed; create a new one with createTokenizer()`);
-}
-
-function abortError(signal) {
-  const err = new AbortError("the call was aborted (its AbortSignal fired)");
-  if (signal?.reason !== undefined) err.cause = signal.reason;
-  return err;
-}
-
-/** The module worker. It comes from beside this module, unless the caller gave another assetsUrl:
- * then from there (an app bundled with esbuild and the like is one file, and dist/ is copied
- * elsewhere: worker.mjs is not beside the bundle). Started from a same-origin blob: URL that imports
- * the real worker module when that is on another origin than the page (a docs site embedding the
- * counter from a CDN or another host): browsers refuse `new Worker(url)` across origins, CORS or
- * not, but a module worker may import a cross-origin module that is served with
- * Access-Control-Allow-Origin. */
-function startWorker(assetsUrl) {
-  const own = assetsUrl === DEFAULT_ASSETS;
-  if (IS_NODE) {
-    // A thread runs a file: worker.mjs beside this module, or in assetsUrl if that is a folder.
-    return new NodeThread(own || !assetsUrl.startsWith("file:") ? new URL("./worker.mjs", import.meta.url) : new URL("worker.mjs", assetsUrl));
-  }
-  const url = own ? new URL("./worker.mjs", import.meta.url) : new URL("worker.mjs", assetsUrl);
-  const sameOrigin = !globalThis.location || url.origin === globalThis.location.origin;
-  try {
-    // Written out in full so that bundlers (webpack, Vite) see the worker and emit it with its imports.
-    if (sameOrigin && own) return new Worker(new URL("./worker.mjs", import.meta.url), { type: "module", name: "bytepair" });
-    if (sameOrigin) return new Worker(url, { type: "module", name: "bytepair" });
-    const source = `import ${JSON.stringify(url.href)};\n`;
-    const blobUrl = URL.createObjectURL(new Blob([source], { type: "text/javascript" }));
-    try {
-      return new Worker(blobUrl, { type: "module", name: "bytepair" });
-    } finally {
-      setTimeout(() => URL.revokeObjectURL(blobUrl), 60_000); // the worker has loaded it by then
-    }
-  } catch (err) {
-    throw new WorkerError(
-      `cannot start the bytepair worker (${err.message}); a Content-Security-Policy must allow ` +
-        (sameOrigin ? "worker-src 'self'" : "worker-src blob: (the bundle is on another origin)"),
-    );
-  }
-}
-
-/** Node's worker thread (node:worker_threads) with a Web Worker's face: postMessage, terminate,
- * onmessage and onerror. The thread starts once its module is imported (messages wait until then),
- * and it keeps the process alive only while a request is pending (`hold`): a script that ends
- * without dispose() still exits, and one awaiting an answer is not cut short. */
-class NodeThread {
-  constructor(url) {
-    this.onmessage = null;
-    this.onerror = null;
-    this.thread = null;
-    this.outbox = [];
-    this.held = false;
-    this.ended = false;
-    nodeModule("node:worker_threads").catch((err) => {
-      throw new Error(`node:worker_threads is not available: ${err.message}`);
-    }).then(
-      ({ Worker }) => {
-        if (this.ended) return;
-        // The thread takes this process's flags (--enable-source-maps, --inspect, say) but not those
-        // about its entry point: `node --input-type=module -e ...` would refuse to start a file. A
-        // thread refuses V8's and the process's own flags (--max-old-space-size, --expose-gc,
-        // --title): with one of those, it starts without the process's flags.
-        const execArgv = process.execArgv.filter((arg, i, all) => !arg.startsWith("--input-type") && all[i - 1] !== "--input-type");
-        let thread;
-        try {
-          thread = new Worker(url, { name: "bytepair", execArgv });
-        } catch (err) {
-          if (err?.code !== "ERR_WORKER_INVALID_EXEC_ARGV") throw err;
-          thread = new Worker(url, { name: "bytepair", execArgv: [] });
-        }
-        thread.on("message", (data) => this.onmessage?.({ data }));
-        // A module that is not there is reported as a worker that did not load (no message), as
-        // browsers report it: WorkerBackend then says where the assets were looked for.
-        thread.on("error", (err) => this.onerror?.({ message: /MODULE_NOT_FOUND$/.test(err?.code ?? "") ? undefined : err?.message ?? String(err) }));
-        thread.on("exit", (code) => {
-          if (!this.ended) this.onerror?.({ message: `its thread exited (code ${code})` });
-        });
-        if (!this.held) thread.unref();
-        this.thread = thread;
-        for (const [message, transfer] of this.outbox.splice(0)) {
-          try {
-            thread.postMessage(message, transfer);
-          } catch (err) { // a value the thread cannot be sent: answered as the request's failure
-            this.onmessage?.({ data: { id: message.id, ok: false, error: uncloneable(err) } });
-          }
-        }
-      },
-    ).catch((err) => this.onerror?.({ message: `the bytepair thread cannot start (${err?.message ?? err})` }));
-  }
-
-  postMessage(message, transfer = []) {
-    if (this.thread) this.thread.postMessage(message, transfer);
-    else this.outbox.push([message, transfer]);
-  }
-
-  hold(busy) {
-    this.held = busy;
-    if (busy) this.thread?.ref();
-    else this.thread?.unref();
-  }
-
-  terminate() {
-    this.ended = true;
-    this.thread?.terminate();
-  }
-}
-
-/** The error of a request whose arguments cannot be copied to the worker (structured clone). */
-function uncloneable(err) {
-  return {
-    name: "InvalidInputError",
-    message: `an argument cannot be passed to the tokenizer (${err?.message ?? err}); pass strings, numbers, arrays, ` +
-      "typed arrays, Blobs or plain objects of those",
-  };
-}
-
-/** Calls every progress listener; one that throws is reported on the console, not left to end the
- * worker's message handler (under Node: the process). */
-function tell(listeners, progress) {
-  for (const listener of listeners) {
-    try {
-      listener(progress);
-    } catch (err) {
-      console.error("bytepair: an onProgress callback threw:", err);
-    }
-  }
-}
-
-/** Runs requests in a module Web Worker (a worker thread under Node). */
-class WorkerBackend {
-  constructor(assetsUrl, first) {
-    this.worker = startWorker(assetsUrl);
-    this.pending = new Map();
-    this.nextId = 0;
-    this.listeners = new Set();
-    this.worker.onmessage = ({ data }) => {
-      if (data.progress) {
-        tell(this.listeners, data.progress);
-        return;
-      }
-      if (data.event) {
-        this.pending.get(data.id)?.onEvent?.(data.event);
-        return;
-      }
-      const entry = this.pending.get(data.id);
-      if (!entry) return;
-      this.pending.delete(data.id);
-      if (!this.pending.size) this.worker.hold?.(false);
-      if (data.ok) entry.resolve(data.result);
-      else entry.reject(errorFrom(data.error));
-    };
-    this.worker.onerror = (event) => {
-      event.preventDefault?.();
-      if (event.message === undefined && assetsUrl !== DEFAULT_ASSETS) {
-        // Started from the caller's assetsUrl (see startWorker): most likely nothing is served there.
-        this.fail(new AssetError(
-          `cannot load ${new URL("worker.mjs", assetsUrl)}: pass assetsUrl where bytepair's dist/ is served ` +
-            "(with Access-Control-Allow-Origin if on another origin than the page)",
-        ));
-        return;
-      }
-      const detail = event.message ?? (IS_NODE
-        ? "worker.mjs or a module it imports is not beside bytepair.mjs: install the package whole, or pass assetsUrl (a folder holding dist/)"
-        : "worker.mjs did not load: check where the bundle is served, its Access-Control-Allow-Origin header (if on " +
-          "another origin), and that the page's Content-Security-Policy allows worker-src 'self' (blob: if on another origin)");
-      this.fail(new WorkerError(`the bytepair worker failed: ${detail}`));
-    };
-    this.ready = this.request("init", { assetsUrl, ...first });
-  }
-
-  request(op, args, transfer = [], onEvent = undefined) {
-    if (this.closed) return Promise.reject(this.closed);
-    const id = ++this.nextId;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, onEvent });
-      this.worker.hold?.(true);
-      try {
-        this.worker.postMessage({ id, op, args }, transfer);
-      } catch (err) { // a value that cannot cross to the worker (a Symbol, a function): nothing was sent
-        this.pending.delete(id);
-        if (!this.pending.size) this.worker.hold?.(false);
-        reject(errorFrom(uncloneable(err)));
-      }
-    });
-  }
-
-  fail(err) {
-    this.closed = err;
-    for (const { reject } of this.pending.values()) reject(err);
-    this.pending.clear();
-    this.worker.hold?.(false);
-    this.worker.terminate();
-  }
-
-  close() {
-    this.fail(new DisposedError("the tokenizer runtime was disposed"));
-  }
-}
-
-/** Runs requests in this thread (edge runtimes without workers). */
-class InProcessBackend {
-  constructor(assetsUrl, first) {
-    this.listeners = new Set();
-    this.ready = import("./service.mjs").then(({ TokenizerService }) =>
-      TokenizerService.create({ assetsUrl, ...first, onProgress: (p) => tell(this.listeners, p) }),
-    ).then((service) => {
-      this.service = service;
-      return true;
-    });
-  }
-
-  async request(op, args, transfer = [], onEvent = undefined) {
-    if (this.closed) throw this.closed;
-    await this.ready;
-    // Between the slices of a long count, let timers and I/O run (an abort, another caller's call).
-    if (op === "counterFeed" || op === "trainFeed") await new Promise((resolve) => (globalThis.setImmediate ?? setTimeout)(resolve));
-    if (this.closed) throw this.closed;
-    return (await this.service.handle(op, args, { emit: onEvent })).result;
-  }
-
-  close() {
-    this.closed = new DisposedError("the tokenizer runtime was disposed");
-  }
 }
 
 const backends = new Map(); // assetsUrl -> { backend, users }
@@ -293,7 +63,7 @@ function typeName(value) {
 }
 
 // The option names each call takes (bytepair.d.ts's option types).
-const CREATE_OPTIONS = ["encoding", "model", "tokenizer", "tokenizerJson", "name", "tokenizerConfig", "assetsUrl", "onProgress"];
+const CREATE_OPTIONS = ["encoding", "model", "tokenizer", "tokenizerJson", "name", "tokenizerConfig", "assetsUrl", "onProgress", "signal"];
 const LIST_OPTIONS = ["assetsUrl"];
 const CALL_OPTIONS = ["signal"];
 const ENCODE_OPTIONS = [...CALL_OPTIONS, "allowedSpecial", "disallowedSpecial"];
@@ -302,6 +72,7 @@ const INSPECT_OPTIONS = [...ENCODE_OPTIONS, "maxTokens"];
 const DECODE_OPTIONS = [...CALL_OPTIONS, "errors"];
 const CHAT_OPTIONS = [
   ...CALL_OPTIONS, "model", "tools", "addGenerationPrompt", "specialText", "chatTemplate", "continueFinalMessage", "documents", "variables",
+  "templateTimeout", "templateMaxChars",
 ];
 const TEMPLATE_OPTIONS = [...CHAT_OPTIONS, "returnAssistantMask", "returnText"];
 const ANALYZE_OPTIONS = [...CALL_OPTIONS, "compareWith", "corpus", "limit", "onProgress"];
@@ -419,20 +190,22 @@ async function openRequest(options) {
 }
 
 /** Create a tokenizer. Options: encoding (default "o200k_base"), model, tokenizer (a name from
- * listTokenizers()) or tokenizerJson (URL, text, object, File/Blob); assetsUrl, onProgress. */
+ * listTokenizers()) or tokenizerJson (URL, text, object, File/Blob); assetsUrl, onProgress, signal. */
 export async function createTokenizer(options = {}) {
   if (options === null || typeof options !== "object") throw invalidInput(`createTokenizer takes an options object, not ${typeName(options)}`);
   checkOptionNames(options, CREATE_OPTIONS, "createTokenizer");
   const { onProgress } = options;
   if (onProgress !== undefined && typeof onProgress !== "function") throw invalidInput(`onProgress must be a function, not ${typeName(onProgress)}`);
+  const signal = signalOf(options);
+  if (signal?.aborted) throw abortError(signal);
   const assetsUrl = normaliseAssets(options.assetsUrl);
   const { request, first, transfer } = await openRequest(options);
   const slot = acquire(assetsUrl, first);
   const { backend } = slot;
   if (onProgress) backend.listeners.add(onProgress);
   try {
-    await backend.ready;
-    const info = await backend.request("open", request, transfer);
+    await untilAborted(backend.ready, signal);
+    const info = await backend.request("open", request, transfer, undefined, signal);
     return new Tokenizer(backend, info, () => release(assetsUrl, slot));
   } catch (err) {
     release(assetsUrl, slot);
@@ -684,18 +457,11 @@ class Tokenizer {
     this.decoders = new Set(); // DecoderHandles not closed yet
   }
 
-  /** One request to the runtime. With `signal`, an abort rejects at once with AbortError (the
-   * runtime finishes the request it is on, which is one slice of a long count at most). */
+  /** One request to the runtime. With `signal`, an abort rejects at once with AbortError, and the
+   * Python work itself stops (see backends.mjs: interrupted in place, or its worker replaced). */
   call(op, args, { transfer, signal } = {}) {
     if (this.disposed) return Promise.reject(disposedError(this.encoding));
-    if (signal?.aborted) return Promise.reject(abortError(signal));
-    const answer = this.backend.request(op, { encoding: this.key, ...args }, transfer);
-    if (!signal) return answer;
-    return new Promise((resolve, reject) => {
-      const onAbort = () => reject(abortError(signal));
-      signal.addEventListener("abort", onAbort, { once: true });
-      answer.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-    });
+    return this.backend.request(op, { encoding: this.key, ...args }, transfer, undefined, signal);
   }
 
   async encode(text, options = {}) {

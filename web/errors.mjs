@@ -23,7 +23,7 @@ export const ERROR_NAMES = [
   "UnknownEncodingError", "UnknownModelError", "UnknownTokenizerError", "VocabFormatError",
   "UnsupportedTokenizerError", "AssetError", "IntegrityError", "DisposedError", "ClosedError",
   "WorkerError", "AbortError", "StateError", "TemplateError", "ReservedLiteralError", "MissingDependencyError",
-  "TrainingError",
+  "TrainingError", "InputTooLargeError",
 ];
 
 const CLASSES = Object.fromEntries(ERROR_NAMES.map((name) => {
@@ -42,7 +42,7 @@ export const {
   UnknownEncodingError, UnknownModelError, UnknownTokenizerError, VocabFormatError,
   UnsupportedTokenizerError, AssetError, IntegrityError, DisposedError, ClosedError,
   WorkerError, AbortError, StateError, TemplateError, ReservedLiteralError, MissingDependencyError,
-  TrainingError,
+  TrainingError, InputTooLargeError,
 } = CLASSES;
 
 /** An error of the class `name` names (a BytepairError carrying `name` for any other name). */

@@ -23,6 +23,7 @@ const IS_NODE = typeof process === "object" && typeof process.versions?.node ===
   typeof globalThis.WorkerGlobalScope === "undefined" && typeof globalThis.window === "undefined";
 
 import { errorFrom } from "./errors.mjs";
+import { beginCall, endCall, interruptBuffer } from "./interrupts.mjs";
 import { encodeSnapshot, restoreInto, snapshotHeader, storedLength, xxh32 } from "./snapshot.mjs";
 
 const DATA_DIR = "/bytepair-data";
@@ -342,7 +343,7 @@ export class Runtime {
    * any) is read and checked meanwhile, and Pyodide's JavaScript is imported meanwhile; Pyodide
    * starts when all of that is done. With a stored runtime snapshot neither the shipped snapshot
    * nor the ranks built in it are fetched; if restoring it fails, the start falls back to them. */
-  static async load({ assetsUrl, onProgress, firstEncoding, firstTokenizer }) {
+  static async load({ assetsUrl, onProgress, firstEncoding, firstTokenizer, control }) {
     const started = performance.now();
     const mark = (name) => (timings[name] = performance.now() - started);
     const timings = {};
@@ -361,7 +362,7 @@ export class Runtime {
     // 100-250 ms to hand the 9.6 MB back (Brotli-decoded on every read) and Chromium's streaming
     // compile hashes it again; an OPFS read takes a few ms and compiling the bytes ~50 ms. The kept
     // copy misses V8's code cache (functions compile lazily as they first run, ~60 ms more after
-    // instantiation), and still the warm start is 0.87x as long (bench/startup_ab.py, 10 rounds).
+    // instantiation), and still the warm start was 0.87x as long (measured over 10 rounds of warm starts).
     const key = await sha256(manifestBytes);
     const stash = await RuntimeSnapshots.meta(key);
     const wasm = {};
@@ -464,6 +465,10 @@ export class Runtime {
       if (canStore) runtime.snapshotKey = key; // take one once the first encoding is built
     }
     runtime.pyodide.FS.mkdirTree(DATA_DIR);
+    if (control) {
+      runtime.pyodide.setInterruptBuffer(interruptBuffer(control));
+      runtime.control = control; // shared with the caller's thread, which interrupts calls through it (interrupts.mjs)
+    }
     const bridge = runtime.pyodide.pyimport("bytepair.web_bridge");
     runtime.dispatch = bridge.dispatch.copy(); // one proxy, kept: looking it up per call would make one each time
     bridge.destroy();
@@ -606,9 +611,28 @@ export class Runtime {
    * its own buffer, bytes a Uint8Array), or an error `{ name, message, token }` thrown here as a
    * BytepairError. No Python object outlives the call. */
   call(fn, ...args) {
+    return this.callFor(0, fn, ...args);
+  }
+
+  /** `call` made for request `id` of the caller: with a shared interrupt buffer (interrupts.mjs), it
+   * is not run if that request was aborted already, and an abort meanwhile stops it (AbortError). */
+  callFor(id, fn, ...args) {
+    const control = id ? this.control : undefined;
+    if (control && !beginCall(control, id)) throw bpError("AbortError", `${fn} was not run: its call was aborted`);
     const builds = fn === "encoding_info" || fn === "load_tokenizer_json";
     if (builds && this.loader.phase !== "ready") this.loader.report("ranks");
-    const answer = this.dispatch(fn, ...args);
+    let answer;
+    if (id) this.onCall?.(id);
+    try {
+      answer = this.dispatch(fn, ...args);
+    } catch (err) { // a KeyboardInterrupt raised just outside the bridge's own handler
+      if (!/KeyboardInterrupt/.test(String(err?.message))) throw err;
+      answer = null;
+    } finally {
+      if (control && endCall(control, id)) this.dispatch("settle_interrupt").destroy();
+      if (id) this.onCall?.(0);
+    }
+    if (answer === null) throw bpError("AbortError", `${fn} was interrupted (its AbortSignal fired)`);
     if (builds && this.loader.phase !== "ready") {
       this.loader.report("ready");
       if (fn === "encoding_info") this.storeSnapshot([args[0]]);

@@ -18,7 +18,7 @@
 // left out (encodeSnapshot(raw, null)). Storing it takes no copy of the whole snapshot to XOR (a
 // first visit's peak memory fell from ~320 to ~270 MB), and restoring it neither finds the
 // module's 14,579 data segments nor XORs them back (30-50 ms less); it is ~3 MB longer, which
-// costs ~20 ms to read and check, so a warm start takes about as long (bench/startup_ab.py).
+// costs ~20 ms to read and check, so a warm start takes about as long (measured when it was introduced).
 //
 // Example: const stored = encodeSnapshot(raw, wasmBytes);
 //          restoreSegments(layOutSnapshot(stored), wasmBytes) // equal to raw: the plain path

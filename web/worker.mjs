@@ -1,19 +1,29 @@
 // Module Web Worker (under Node, a worker thread): hosts one Pyodide runtime and answers requests
 // by id, so the page, or a server's event loop, never blocks. Messages in: { id, op, args } (op
-// "init" first). Out: { id, ok, result | error } (an error is { name, message, token }) and
-// { progress: { loaded, total, phase } } while the runtime loads
-// (phase: see Progress in bytepair.d.ts), and { id, event } while request `id` runs (a training's
-// progress). Large results are transferred, not copied.
+// "init" first; its args may carry `control`, the SharedArrayBuffer of interrupts.mjs). Out:
+// { id, ok, result | error } (an error is { name, message, token }), { progress: { loaded, total,
+// phase } } while the runtime loads (phase: see Progress in bytepair.d.ts), { id, event } while
+// request `id` runs (a training's progress), { running: id | 0 } around each Python call when there
+// is no shared control (the caller then restarts a worker stuck in an aborted call), and
+// { recycle: bytes } when a call has grown the wasm memory by RECYCLE_GROWTH beyond what the open
+// tokenizers need (the caller restarts the worker once idle: wasm memory never shrinks). Large
+// results are transferred, not copied.
 import { TokenizerService } from "./service.mjs";
 // Naming these here (only service.mjs needs them, but for runtime.mjs's nodeModule) lets the
 // browser fetch the whole module graph at once, instead of one level at a time (worker, service,
 // runtime, snapshot: a round trip each, a revalidation each on a warm page).
 import { nodeModule } from "./runtime.mjs";
 import "./snapshot.mjs";
+import "./interrupts.mjs";
 import "./errors.mjs";
 
 let service = null;
+let started = null; // the service, once started
 let warmedUp = false;
+let baseline = 0; // wasm bytes after the last open: what the tokenizers in use need
+let recycleAsked = false;
+/** Growth of the wasm memory past `baseline` that makes the worker ask to be restarted. */
+const RECYCLE_GROWTH = 256 << 20;
 
 // The channel to the caller: the Web Worker's global scope, or a Node worker thread's parentPort
 // (messages sent before its listener is attached wait on the port).
@@ -61,6 +71,10 @@ async function onRequest(data) {
           ...args,
           onProgress: (progress) => post({ progress }),
         });
+        service.then((svc) => {
+          started = svc;
+          if (!args?.control) svc.runtime.onCall = (running) => post({ running });
+        }, () => {});
         service.catch(() => {
           service = null;
         });
@@ -74,14 +88,28 @@ async function onRequest(data) {
       post({ id, event });
       return false; // never "stop": an aborted training's page ends this worker instead
     };
-    const { result, transfer } = await (await service).handle(op, args, { emit });
+    const svc = await service;
+    const { result, transfer } = await svc.handle(op, args, { emit, id });
     // The first open stores a snapshot of the started runtime for the next page; answer once it
     // is written, since the page may close right after this answer.
-    if (op === "open") await (await service).runtime.snapshotStored;
+    if (op === "open") await svc.runtime.snapshotStored;
     reply(id, result, transfer);
-    if (op === "open" && !warmedUp) warmUp(await service, result.key ?? result.name);
+    if (op === "open" && !warmedUp) warmUp(svc, result.key ?? result.name);
   } catch (err) {
     fail(id, err);
+  }
+  watchMemory(op);
+}
+
+/** After each request: a wasm memory that a call grew is given back by a restart, which the caller
+ * makes once no call is running (a tokenizer's open raises the baseline instead). */
+function watchMemory(op) {
+  if (!started) return;
+  const bytes = started.runtime.wasmBytes;
+  if (!baseline || op === "open") baseline = Math.max(baseline, bytes);
+  else if (!recycleAsked && bytes > baseline + RECYCLE_GROWTH) {
+    recycleAsked = true;
+    post({ recycle: bytes });
   }
 }
 

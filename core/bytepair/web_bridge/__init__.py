@@ -32,13 +32,14 @@ True
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable
 from typing import Any
 
 from .analysis import analysis_markdown, analyze
 from .chat import chat_count, chat_encode, chat_settings
 from .cli import run_cli
-from .tokens import count, decode, decode_token_bytes, encode, encode_with_offsets, inspect, is_within_token_limit
+from .tokens import count, decode, decode_token_bytes, encode, encode_with_offsets, forget_caches, inspect, is_within_token_limit
 from .faces import KEY_PREFIX, encoding_info, list_encodings, load_tokenizer_json, model_encoding, unload_tokenizer
 from .startup import WARM_UP_PARTS, memory_stats, prepare, use_verified_data_dir, warm_up
 from .streams import (
@@ -53,7 +54,7 @@ from .streams import (
     stream_open,
 )
 from .training import AbortError, train_close, train_feed, train_finish, train_open
-from .values import JS_ERROR_NAMES, error_info, js_error_name
+from .values import JS_ERROR_NAMES, error_info, js_error_name, memory_error
 
 __all__ = [
     "AbortError",
@@ -87,6 +88,7 @@ __all__ = [
     "model_encoding",
     "prepare",
     "run_cli",
+    "settle_interrupt",
     "stream_close",
     "stream_feed",
     "stream_flush",
@@ -112,8 +114,24 @@ def dispatch(op: str, *args: Any) -> dict[str, Any]:
         return {"error": {"name": "InvalidInputError", "message": f"unknown bridge operation {op!r}", "token": None}}
     try:
         return {"value": function(*args)}
+    except MemoryError:
+        # Said in strings made once what the call held is freed: the bundled Pyodide garbles a string
+        # it converts from above 2 GB of wasm memory, where one made mid-failure may sit.
+        gc.collect()
+        return {"error": error_info(memory_error(op, args))}
     except Exception as exc:  # noqa: BLE001 - every error crosses as data, typed by its class name
         return {"error": error_info(exc)}
+    except KeyboardInterrupt:  # JavaScript wrote SIGINT into Pyodide's interrupt buffer: the call was aborted
+        forget_caches()
+        return {"error": {"name": "AbortError", "message": f"{op} was interrupted (its AbortSignal fired)", "token": None}}
+
+
+def settle_interrupt() -> bool:
+    """Run a few bytecodes, so that an interrupt Pyodide took in just as a call ended is raised (and
+    answered by :func:`dispatch`) here, not in the next call."""
+    for _ in range(64):
+        pass
+    return True
 
 
 _OPERATIONS: dict[str, Callable[..., Any]] = {function.__name__: function for function in (
@@ -140,6 +158,7 @@ _OPERATIONS: dict[str, Callable[..., Any]] = {function.__name__: function for fu
     memory_stats,
     model_encoding,
     run_cli,
+    settle_interrupt,
     stream_close,
     stream_feed,
     stream_flush,

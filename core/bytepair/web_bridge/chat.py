@@ -24,7 +24,7 @@ __all__ = ["chat_count", "chat_encode", "chat_settings"]
 
 _CHAT_OPTIONS = {
     "model", "tools", "addGenerationPrompt", "specialText", "returnAssistantMask", "returnText",
-    "chatTemplate", "continueFinalMessage", "documents", "variables",
+    "chatTemplate", "continueFinalMessage", "documents", "variables", "templateTimeout", "templateMaxChars",
 }
 
 
@@ -88,7 +88,8 @@ def _apply_template(face: JsonFace, messages: Any, options: dict[str, Any]) -> d
         "special_text": options.get("specialText", "escape"),
         "continue_final_message": bool(options.get("continueFinalMessage", False)),
     }
-    for key, option in (("chat_template", "chatTemplate"), ("documents", "documents")):
+    for key, option in (("chat_template", "chatTemplate"), ("documents", "documents"), ("template_timeout", "templateTimeout"),
+                        ("template_max_chars", "templateMaxChars")):
         if options.get(option) is not None:
             kwargs[key] = options[option]
     mask = bool(options.get("returnAssistantMask", False))

@@ -22,7 +22,7 @@ from ..text.words import count_words
 from .faces import JsonFace, face_of
 from .values import decode_errors, js_ids, max_tokens_option, policy_options
 
-__all__ = ["count", "decode", "decode_token_bytes", "encode", "encode_with_offsets", "held", "inspect",
+__all__ = ["count", "decode", "decode_token_bytes", "encode", "encode_with_offsets", "forget_caches", "held", "inspect",
            "is_within_token_limit"]
 
 _incremental: dict[str, IncrementalEncoder] = {}
@@ -182,6 +182,21 @@ def decode(name: str, ids: Any, kind: str = "", errors: Any = "replace") -> str:
 def decode_token_bytes(name: str, ids: Any, kind: str = "") -> list[bytes]:
     """Each token's bytes (the playground shows them in hex)."""
     return face_of(name).decode_tokens_bytes(js_ids(ids, kind))
+
+
+def forget_caches() -> None:
+    """Empty what an interrupted call may have left half-updated: every engine's piece cache, the
+    incremental encoders and the word counts (they fill again as text is encoded)."""
+    from ..registry import ENCODINGS
+    from .faces import loaded
+
+    _incremental.clear()
+    _words.current.clear()
+    _words.previous.clear()
+    for enc in ENCODINGS.values():
+        enc.engine.cache.clear()
+    for face in loaded.values():
+        face.tok.engine.cache.clear()
 
 
 def held() -> dict[str, int]:

@@ -24,9 +24,11 @@ from ..errors import (
     EmptyCorpusError,
     InvalidInputError,
     InvalidTokenError,
+    InputTooLargeError,
+    UnsupportedPatternError,
 )
 
-__all__ = ["JS_ERROR_NAMES", "decode_errors", "error_info", "js_error_name", "js_ids", "json_arg", "max_tokens_option",
+__all__ = ["JS_ERROR_NAMES", "decode_errors", "error_info", "js_error_name", "js_ids", "json_arg", "max_tokens_option", "memory_error",
            "policy_options", "to_py"]
 
 
@@ -54,7 +56,7 @@ JS_ERROR_NAMES = frozenset({
     "InvalidInputError", "InvalidTokenError", "DisallowedSpecialTokenError", "InputDecodeError", "UnknownEncodingError",
     "UnknownModelError", "UnknownTokenizerError", "VocabFormatError", "UnsupportedTokenizerError", "AssetError",
     "IntegrityError", "DisposedError", "ClosedError", "WorkerError", "AbortError", "StateError", "TemplateError",
-    "ReservedLiteralError", "MissingDependencyError", "TrainingError",
+    "ReservedLiteralError", "MissingDependencyError", "TrainingError", "InputTooLargeError",
 })
 """The error classes ``web/errors.mjs`` exports (a test holds the two lists equal)."""
 
@@ -72,15 +74,19 @@ def js_error_name(exc: BaseException) -> str:
         return "InputDecodeError"
     if isinstance(exc, EmptyCorpusError):
         return "InvalidInputError"
+    if isinstance(exc, UnsupportedPatternError):  # a tokenizer.json's pattern this runtime will not run
+        return "UnsupportedTokenizerError"
     for cls in type(exc).__mro__:
         if cls.__name__ in JS_ERROR_NAMES:
             return cls.__name__
     return "BytepairError" if isinstance(exc, BytepairError) else type(exc).__name__
 
 
-_JS_OPTION = re.compile(r"\b(special_text|errors|vocab_size|min_frequency|allowed_special|disallowed_special)(=|\b)('[^']*')?")
+_JS_OPTION = re.compile(r"\b(special_text|errors|vocab_size|min_frequency|allowed_special|disallowed_special|template_timeout"
+                        r"|template_max_chars)(=|\b)('[^']*')?")
 _JS_NAMES = {"special_text": "specialText", "errors": "errors", "vocab_size": "vocabSize", "min_frequency": "minFrequency",
-             "allowed_special": "allowedSpecial", "disallowed_special": "disallowedSpecial"}
+             "allowed_special": "allowedSpecial", "disallowed_special": "disallowedSpecial",
+             "template_timeout": "templateTimeout", "template_max_chars": "templateMaxChars"}
 
 
 _JS_VALUES = {"NoneType": "not undefined", "JsNull": "not null", "jsnull": "not null", "JsProxy": "not a plain value",
@@ -116,6 +122,33 @@ def _js_words(message: str) -> str:
         return f"{name}: " + (json.dumps(value[1:-1]) if value else "")
 
     return _JS_OPTION.sub(js, message)
+
+
+_MEMORY_ADVICE = {
+    "encode": "count it with count() (it keeps no ids; a Blob or ReadableStream is counted in blocks), or encode smaller parts",
+    "decode": "decode the ids in parts (decodeStream(), or decoder())",
+    "chat": "pass fewer or shorter messages, or a lower templateMaxChars",
+}
+_MEMORY_OPS = {"encode": "encode", "encode_with_offsets": "encode", "inspect": "encode", "count": "encode",
+               "is_within_token_limit": "encode", "decode": "decode", "decode_token_bytes": "decode",
+               "chat_encode": "chat", "chat_count": "chat"}
+
+
+def memory_error(op: str, args: tuple[Any, ...]) -> InputTooLargeError:
+    """What to say when the bridge function ``op`` ran out of memory, in the JavaScript API's words:
+    how big its input was and what to do.
+
+    >>> memory_error("decode", ("o200k_base", bytes(400), "I"))
+    InputTooLargeError('out of memory in decode (100 ids): decode the ids in parts (decodeStream(), or decoder())')
+    """
+    kind = _MEMORY_OPS.get(op)
+    size = ""
+    if kind == "decode":
+        nbytes = next((n for a in args if isinstance(n := getattr(a, "byteLength", len(a) if isinstance(a, bytes) else None), int)), None)
+        size = f" ({nbytes // 4:,} ids)" if nbytes is not None else ""
+    elif kind == "encode" and len(args) > 1 and isinstance(args[1], str):
+        size = f" ({len(args[1]):,} characters)"
+    return InputTooLargeError(f"out of memory in {op}{size}: {_MEMORY_ADVICE.get(kind or '', 'pass a smaller input')}")
 
 
 def to_py(value: Any) -> Any:

@@ -1,0 +1,455 @@
+// Where a tokenizer's calls run: a worker (a module Web Worker in browsers, a worker thread under
+// Node) that is watched and restarted when it must be, or this thread where there are no workers.
+//
+// Why a module of its own: one runtime serves every tokenizer of a page, so one call that does not
+// end (a stranger's chat template, a pattern, a huge text) would hold them all, and one that grew
+// the wasm memory would keep it (wasm memory never shrinks). The WorkerBackend stops such a call:
+//
+// 1. An aborted call is stopped where it runs. With memory shared with the worker (interrupts.mjs:
+//    Node, Deno, Bun, cross-origin-isolated pages) Python is interrupted in place, and a call that
+//    has not begun is never begun; the runtime and every tokenizer in it stay as they are.
+// 2. Otherwise, or if the interrupted call has not stopped within INTERRUPT_GRACE_MS, the worker is
+//    ended and a new one started: the tokenizers in use are opened again (the same keys: a
+//    tokenizer.json's is its sha256) and the calls waiting are sent again, so the other callers
+//    only wait. Decoders, counters and trainings under way lived in the old worker: their next
+//    call is a StateError that says so.
+// 3. A worker that asks for it (its wasm memory grew by a call, see worker.mjs) is restarted the
+//    same way once nothing is running and no decoder, counter or training is open.
+// 4. Starting cannot wait forever: no progress for START_STALL_MS is a WorkerError.
+
+import { AbortError, AssetError, DisposedError, StateError, WorkerError, errorFrom } from "./errors.mjs";
+import { abortCall, isRunning, runningCall, sharedControl } from "./interrupts.mjs";
+
+export const IS_NODE = typeof process === "object" && typeof process.versions?.node === "string" && typeof window === "undefined";
+export const DEFAULT_ASSETS = new URL("./", import.meta.url).href;
+
+/** import() of a Node built-in ("node:fs/promises"), called only under Node. The name is passed, not
+ * written in the import(), so that bundlers for the browser (esbuild, webpack, Vite) do not try to
+ * resolve it: they fail on node: specifiers otherwise. */
+export const nodeModule = (name) => import(/* webpackIgnore: true */ /* @vite-ignore */ name);
+
+export function abortError(signal) {
+  const err = new AbortError("the call was aborted (its AbortSignal fired)");
+  if (signal?.reason !== undefined) err.cause = signal.reason;
+  return err;
+}
+
+/** How long an interrupted call may take to stop before its worker is replaced; without shared
+ * memory, how long an aborted call may go on running. */
+const INTERRUPT_GRACE_MS = 2000;
+const ABORT_GRACE_MS = 300;
+/** How long a starting runtime may go without progress. */
+const START_STALL_MS = 60_000;
+/** Restarts after a crash within a minute before the runtime is given up. */
+const MAX_CRASH_RESTARTS = 3;
+
+/** Requests that open runtime state under a handle, and those that use it (a restart loses it). */
+const HANDLE_OPENS = new Set(["counterOpen", "streamOpen", "trainOpen"]);
+const HANDLE_CLOSES = new Set(["counterClose", "streamClose", "trainClose"]);
+
+/** The module worker. It comes from beside this module, unless the caller gave another assetsUrl:
+ * then from there (an app bundled with esbuild and the like is one file, and dist/ is copied
+ * elsewhere: worker.mjs is not beside the bundle). Started from a same-origin blob: URL that imports
+ * the real worker module when that is on another origin than the page (a docs site embedding the
+ * counter from a CDN or another host): browsers refuse `new Worker(url)` across origins, CORS or
+ * not, but a module worker may import a cross-origin module that is served with
+ * Access-Control-Allow-Origin. */
+function startWorker(assetsUrl) {
+  const own = assetsUrl === DEFAULT_ASSETS;
+  if (IS_NODE) {
+    // A thread runs a file: worker.mjs beside this module, or in assetsUrl if that is a folder.
+    return new NodeThread(own || !assetsUrl.startsWith("file:") ? new URL("./worker.mjs", import.meta.url) : new URL("worker.mjs", assetsUrl));
+  }
+  const url = own ? new URL("./worker.mjs", import.meta.url) : new URL("worker.mjs", assetsUrl);
+  const sameOrigin = !globalThis.location || url.origin === globalThis.location.origin;
+  try {
+    // Written out in full so that bundlers (webpack, Vite) see the worker and emit it with its imports.
+    if (sameOrigin && own) return new Worker(new URL("./worker.mjs", import.meta.url), { type: "module", name: "bytepair" });
+    if (sameOrigin) return new Worker(url, { type: "module", name: "bytepair" });
+    const source = `import ${JSON.stringify(url.href)};\n`;
+    const blobUrl = URL.createObjectURL(new Blob([source], { type: "text/javascript" }));
+    try {
+      return new Worker(blobUrl, { type: "module", name: "bytepair" });
+    } finally {
+      setTimeout(() => URL.revokeObjectURL(blobUrl), 60_000); // the worker has loaded it by then
+    }
+  } catch (err) {
+    throw new WorkerError(
+      `cannot start the bytepair worker (${err.message}); a Content-Security-Policy must allow ` +
+        (sameOrigin ? "worker-src 'self'" : "worker-src blob: (the bundle is on another origin)"),
+    );
+  }
+}
+
+/** Node's worker thread (node:worker_threads) with a Web Worker's face: postMessage, terminate,
+ * onmessage and onerror. The thread starts once its module is imported (messages wait until then),
+ * and it keeps the process alive only while a request is pending (`hold`): a script that ends
+ * without dispose() still exits, and one awaiting an answer is not cut short. */
+class NodeThread {
+  constructor(url) {
+    this.onmessage = null;
+    this.onerror = null;
+    this.thread = null;
+    this.outbox = [];
+    this.held = false;
+    this.ended = false;
+    nodeModule("node:worker_threads").catch((err) => {
+      throw new Error(`node:worker_threads is not available: ${err.message}`);
+    }).then(
+      ({ Worker }) => {
+        if (this.ended) return;
+        // The thread takes this process's flags (--enable-source-maps, --inspect, say) but not those
+        // about its entry point: `node --input-type=module -e ...` would refuse to start a file. A
+        // thread refuses V8's and the process's own flags (--max-old-space-size, --expose-gc,
+        // --title): with one of those, it starts without the process's flags.
+        const execArgv = process.execArgv.filter((arg, i, all) => !arg.startsWith("--input-type") && all[i - 1] !== "--input-type");
+        let thread;
+        try {
+          thread = new Worker(url, { name: "bytepair", execArgv });
+        } catch (err) {
+          if (err?.code !== "ERR_WORKER_INVALID_EXEC_ARGV") throw err;
+          thread = new Worker(url, { name: "bytepair", execArgv: [] });
+        }
+        thread.on("message", (data) => this.onmessage?.({ data }));
+        // A module that is not there is reported as a worker that did not load (no message), as
+        // browsers report it: WorkerBackend then says where the assets were looked for.
+        thread.on("error", (err) => this.onerror?.({ message: /MODULE_NOT_FOUND$/.test(err?.code ?? "") ? undefined : err?.message ?? String(err) }));
+        thread.on("exit", (code) => {
+          if (!this.ended) this.onerror?.({ message: `its thread exited (code ${code})` });
+        });
+        if (!this.held) thread.unref();
+        this.thread = thread;
+        for (const [message, transfer] of this.outbox.splice(0)) {
+          try {
+            thread.postMessage(message, transfer);
+          } catch (err) { // a value the thread cannot be sent: answered as the request's failure
+            this.onmessage?.({ data: { id: message.id, ok: false, error: uncloneable(err) } });
+          }
+        }
+      },
+    ).catch((err) => this.onerror?.({ message: `the bytepair thread cannot start (${err?.message ?? err})` }));
+  }
+
+  postMessage(message, transfer = []) {
+    if (this.thread) this.thread.postMessage(message, transfer);
+    else this.outbox.push([message, transfer]);
+  }
+
+  hold(busy) {
+    this.held = busy;
+    if (busy) this.thread?.ref();
+    else this.thread?.unref();
+  }
+
+  terminate() {
+    this.ended = true;
+    this.thread?.terminate();
+  }
+}
+
+/** The error of a request whose arguments cannot be copied to the worker (structured clone). */
+function uncloneable(err) {
+  return {
+    name: "InvalidInputError",
+    message: `an argument cannot be passed to the tokenizer (${err?.message ?? err}); pass strings, numbers, arrays, ` +
+      "typed arrays, Blobs or plain objects of those",
+  };
+}
+
+/** Calls every progress listener; one that throws is reported on the console, not left to end the
+ * worker's message handler (under Node: the process). */
+export function tell(listeners, progress) {
+  for (const listener of listeners) {
+    try {
+      listener(progress);
+    } catch (err) {
+      console.error("bytepair: an onProgress callback threw:", err);
+    }
+  }
+}
+
+/** Runs requests in a module Web Worker (a worker thread under Node), watched (see the top of this module). */
+export class WorkerBackend {
+  constructor(assetsUrl, first) {
+    this.assetsUrl = assetsUrl;
+    this.first = first;
+    this.listeners = new Set();
+    this.pending = new Map(); // id -> { op, args, transfer, resolve, reject, onEvent, posted }
+    this.nextId = 0;
+    this.aborted = new Map(); // id -> timer: aborted requests whose worker has not answered them yet
+    this.live = []; // { key, args } of each open tokenizer: opened again in a new worker
+    this.handles = new Map(); // our handle -> { remote, generation }: counters, decoders, trainings
+    this.nextHandle = 0;
+    this.generation = 0;
+    this.restarts = []; // when the worker was restarted, and why
+    this.crashes = [];
+    this.ready = this.start();
+  }
+
+  /** A new worker and its runtime; resolves once it has started (or rejects: see onError, START_STALL_MS). */
+  start() {
+    this.generation += 1;
+    this.control = sharedControl();
+    this.running = 0; // the request whose Python call runs, as the worker reports it without shared memory
+    this.recycle = false;
+    const worker = (this.worker = startWorker(this.assetsUrl));
+    worker.onmessage = ({ data }) => this.onMessage(worker, data);
+    worker.onerror = (event) => this.onError(worker, event);
+    const init = { assetsUrl: this.assetsUrl, ...this.first };
+    if (this.control) init.control = this.control;
+    const started = this.send("init", init);
+    let heard = Date.now();
+    this.heard = () => (heard = Date.now());
+    const stall = setInterval(() => {
+      if (Date.now() - heard <= START_STALL_MS || worker !== this.worker) return;
+      this.fail(new WorkerError(
+        `the bytepair runtime did not start: nothing arrived from its worker for ${START_STALL_MS / 1000} s ` +
+          `(assets at ${this.assetsUrl}); check the network and try again`,
+      ));
+    }, 1000);
+    stall.unref?.();
+    const stop = () => clearInterval(stall);
+    started.then(() => {
+      stop();
+      this.startedOnce = true;
+    }, stop);
+    return started;
+  }
+
+  /** Post a request now (a new worker's own requests: init, the tokenizers opened again). */
+  send(op, args) {
+    const id = ++this.nextId;
+    return new Promise((resolve, reject) => {
+      const entry = { op, args, transfer: [], resolve, reject, internal: true };
+      this.pending.set(id, entry);
+      this.post(id, entry);
+    });
+  }
+
+  request(op, args, transfer = [], onEvent = undefined, signal = undefined) {
+    if (this.closed) return Promise.reject(this.closed);
+    if (signal?.aborted) return Promise.reject(abortError(signal));
+    const id = ++this.nextId;
+    // A tokenizer's open is kept to be sent again after a restart: its bytes are copied, not moved.
+    const entry = { op, args, transfer: op === "open" ? [] : transfer, onEvent, posted: false };
+    const answer = new Promise((resolve, reject) => Object.assign(entry, { resolve, reject }));
+    this.pending.set(id, entry);
+    if (!this.restoring) this.post(id, entry);
+    if (!signal) return answer;
+    const onAbort = () => this.abort(id, signal);
+    signal.addEventListener("abort", onAbort, { once: true });
+    const forget = () => signal.removeEventListener("abort", onAbort);
+    answer.then(forget, forget);
+    return answer;
+  }
+
+  post(id, entry) {
+    entry.posted = true;
+    let { args } = entry;
+    if (args?.handle !== undefined && !entry.internal) {
+      const handle = this.handles.get(args.handle);
+      if (!handle || handle.generation !== this.generation) {
+        this.settle(id);
+        if (HANDLE_CLOSES.has(entry.op)) entry.resolve(undefined); // it went with the old worker
+        else entry.reject(new StateError(
+          "the tokenizer runtime was restarted (after an aborted call, or to give back memory) and this " +
+            `${entry.op.startsWith("stream") ? "decoder" : entry.op.startsWith("counter") ? "count" : "training"} ` +
+            "was lost with it; start it again",
+        ));
+        return;
+      }
+      args = { ...args, handle: handle.remote };
+    }
+    this.worker.hold?.(true);
+    try {
+      this.worker.postMessage({ id, op: entry.op, args }, entry.transfer);
+    } catch (err) { // a value that cannot cross to the worker (a Symbol, a function): nothing was sent
+      this.settle(id);
+      entry.reject(errorFrom(uncloneable(err)));
+    }
+  }
+
+  /** Forget request `id`; let the thread end if nothing else is awaited. */
+  settle(id) {
+    this.pending.delete(id);
+    if (!this.pending.size && !this.aborted.size) this.worker.hold?.(false);
+  }
+
+  onMessage(worker, data) {
+    if (worker !== this.worker) return; // a worker that was replaced
+    this.heard?.();
+    if (data.progress) return tell(this.listeners, data.progress);
+    if (data.event) return this.pending.get(data.id)?.onEvent?.(data.event);
+    if (data.running !== undefined) return void (this.running = data.running);
+    if (data.recycle) {
+      this.recycle = true;
+      return this.maybeRecycle();
+    }
+    if (this.aborted.has(data.id)) { // the answer to an aborted request: it has stopped
+      clearInterval(this.aborted.get(data.id));
+      this.aborted.delete(data.id);
+      this.settle(data.id);
+      return this.maybeRecycle();
+    }
+    const entry = this.pending.get(data.id);
+    if (!entry) return;
+    this.settle(data.id);
+    if (!data.ok) entry.reject(errorFrom(data.error));
+    else entry.resolve(this.answered(entry, data.result));
+    this.maybeRecycle();
+  }
+
+  /** What the caller gets for a request's result, and what is kept of it for a restart. */
+  answered(entry, result) {
+    const { op, args } = entry;
+    if (op === "open" && !entry.internal) {
+      const key = result.key ?? result.name;
+      const shared = args.tokenizerJson === undefined && args.tokenizer === undefined;
+      if (!shared || !this.live.some((t) => t.key === key)) this.live.push({ key, args });
+    } else if (op === "close") {
+      const at = this.live.findIndex((t) => t.key === args.encoding);
+      if (at >= 0) this.live.splice(at, 1);
+    } else if (HANDLE_OPENS.has(op)) {
+      const ours = ++this.nextHandle;
+      this.handles.set(ours, { remote: result, generation: this.generation });
+      return ours;
+    } else if (HANDLE_CLOSES.has(op) || op === "trainFinish") {
+      this.handles.delete(args.handle);
+    }
+    return result;
+  }
+
+  /** Reject request `id` at once; stop its Python call if it runs, else make sure it never does. */
+  abort(id, signal) {
+    const entry = this.pending.get(id);
+    if (!entry) return;
+    entry.reject(abortError(signal));
+    if (!entry.posted) return this.settle(id); // still waiting for a restart: never sent
+    this.pending.delete(id);
+    const interrupted = this.control !== null;
+    if (interrupted) abortCall(this.control, id);
+    let runningSince = 0;
+    const watch = setInterval(() => {
+      const running = interrupted ? isRunning(this.control, id) : this.running === id;
+      if (!running) return void (runningSince = 0); // queued still (or answered: onMessage clears this)
+      runningSince ||= Date.now();
+      if (Date.now() - runningSince >= (interrupted ? INTERRUPT_GRACE_MS : ABORT_GRACE_MS)) {
+        this.restart(`an aborted ${entry.op} did not stop`);
+      }
+    }, 50);
+    watch.unref?.();
+    this.aborted.set(id, watch);
+  }
+
+  /** Restart for memory once it is safe: nothing running, waiting or open under a handle. */
+  maybeRecycle() {
+    if (!this.recycle || this.restoring || this.pending.size || this.aborted.size) return;
+    for (const { generation } of this.handles.values()) if (generation === this.generation) return;
+    this.restart("a call grew its wasm memory");
+  }
+
+  /** End the worker and start another: the tokenizers in use are opened again, then the requests
+   * waiting are sent (in their order), and any sent meanwhile. */
+  restart(reason) {
+    const old = this.worker;
+    old.onmessage = old.onerror = null;
+    old.terminate();
+    for (const watch of this.aborted.values()) clearInterval(watch);
+    this.aborted.clear();
+    for (const [id, entry] of this.pending) {
+      if (entry.internal) {
+        this.pending.delete(id);
+        entry.reject(new WorkerError("the runtime was restarted while it started"));
+      } else entry.posted = false;
+    }
+    this.restarts.push({ at: Date.now(), reason });
+    const restoring = (async () => {
+      await this.start();
+      for (const { args } of this.live) await this.send("open", args).catch(() => {}); // a tokenizer that no longer opens answers UnknownEncodingError
+    })();
+    this.ready = restoring;
+    this.restoring = restoring;
+    restoring.then(() => {
+      if (this.restoring !== restoring) return;
+      this.restoring = null;
+      for (const [id, entry] of this.pending) if (!entry.posted) this.post(id, entry);
+      this.maybeRecycle();
+    }, (err) => this.fail(err));
+  }
+
+  onError(worker, event) {
+    if (worker !== this.worker) return;
+    event.preventDefault?.();
+    if (this.startedOnce && !this.closed) {
+      // The runtime died after it had started (out of memory, a crash): start another, a few times.
+      const now = Date.now();
+      this.crashes = this.crashes.filter((t) => now - t < 60_000);
+      if (this.crashes.length < MAX_CRASH_RESTARTS) {
+        this.crashes.push(now);
+        // The call it was running is not sent again: it may be what ended the worker.
+        const id = this.control ? runningCall(this.control) : this.running;
+        const entry = this.pending.get(id);
+        if (entry) {
+          this.settle(id);
+          entry.reject(new WorkerError(`the tokenizer runtime failed running this call (${event.message ?? "no message"}); it was restarted`));
+        }
+        return this.restart(`its worker failed: ${event.message ?? "no message"}`);
+      }
+    }
+    if (event.message === undefined && this.assetsUrl !== DEFAULT_ASSETS) {
+      // Started from the caller's assetsUrl (see startWorker): most likely nothing is served there.
+      return this.fail(new AssetError(
+        `cannot load ${new URL("worker.mjs", this.assetsUrl)}: pass assetsUrl where bytepair's dist/ is served ` +
+          "(with Access-Control-Allow-Origin if on another origin than the page)",
+      ));
+    }
+    const detail = event.message ?? (IS_NODE
+      ? "worker.mjs or a module it imports is not beside bytepair.mjs: install the package whole, or pass assetsUrl (a folder holding dist/)"
+      : "worker.mjs did not load: check where the bundle is served, its Access-Control-Allow-Origin header (if on " +
+        "another origin), and that the page's Content-Security-Policy allows worker-src 'self' (blob: if on another origin)");
+    this.fail(new WorkerError(`the bytepair worker failed: ${detail}`));
+  }
+
+  fail(err) {
+    this.closed = err;
+    for (const { reject } of this.pending.values()) reject(err);
+    this.pending.clear();
+    for (const watch of this.aborted.values()) clearInterval(watch);
+    this.aborted.clear();
+    this.worker.hold?.(false);
+    this.worker.terminate();
+  }
+
+  close() {
+    this.fail(new DisposedError("the tokenizer runtime was disposed"));
+  }
+}
+
+/** Runs requests in this thread (edge runtimes without workers): a call cannot be stopped while it
+ * runs (the thread is busy running it); an abort rejects it at once and the runtime finishes it. */
+export class InProcessBackend {
+  constructor(assetsUrl, first) {
+    this.listeners = new Set();
+    this.ready = import("./service.mjs").then(({ TokenizerService }) =>
+      TokenizerService.create({ assetsUrl, ...first, onProgress: (p) => tell(this.listeners, p) }),
+    ).then((service) => {
+      this.service = service;
+      return true;
+    });
+  }
+
+  async request(op, args, transfer = [], onEvent = undefined, signal = undefined) {
+    if (this.closed) throw this.closed;
+    if (signal?.aborted) throw abortError(signal);
+    await this.ready;
+    // Between the slices of a long count, let timers and I/O run (an abort, another caller's call).
+    if (op === "counterFeed" || op === "trainFeed") await new Promise((resolve) => (globalThis.setImmediate ?? setTimeout)(resolve));
+    if (this.closed) throw this.closed;
+    if (signal?.aborted) throw abortError(signal);
+    return (await this.service.handle(op, args, { emit: onEvent })).result;
+  }
+
+  close() {
+    this.closed = new DisposedError("the tokenizer runtime was disposed");
+  }
+}
