@@ -33,12 +33,13 @@ SECTIONS: dict[str, Section] = {
     "browser": Section("bench.browser", "the browser bundle in headless Chromium: start-up, encoding, worst cases, the playground"),
     "reliability": Section("bench.reliability", "memory and early exit on big, awkward inputs (docs/RELIABILITY.md)"),
     "whitespace": Section("bench.whitespace", "long whitespace runs against tiktoken (docs/RELIABILITY.md)"),
+    "hostile": Section("bench.hostile", "runaway templates and patterns, caches, out of memory, killed saves, aborts (docs/RELIABILITY.md)"),
     "training": Section("bench.training", "bytepair.train against HF BpeTrainer, rustbpe, bpeasy and a minbpe-style loop"),
     "training-web": Section("bench.training_web", "the JS API's train() in headless Chromium beside bytepair.train"),
     "analysis": Section("bench.analysis", "how long bytepair.analysis takes: vocabulary reports, manifests, a diff, fertility"),
     "ab": Section("bench.ab", "the first pass of two copies of core/, in fresh processes in turn (prints only)"),
 }
-ALL = ("native", "tokenizer-json", "browser", "reliability", "whitespace", "training", "analysis")
+ALL = ("native", "tokenizer-json", "browser", "reliability", "whitespace", "hostile", "training", "analysis")
 """What ``all`` (and so ``make bench``) runs, in this order: every section that writes a document,
 except ``training-web``, which ``make bench`` has never run."""
 
