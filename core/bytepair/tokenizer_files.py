@@ -207,7 +207,7 @@ class TokenizerFiles:
         the same way (``pipeline/tokenizer_json.py``'s ``rank_table_json``)."""
         added = list(self._added)
         if self._source:
-            data = {**self._source, "model": {**self._source["model"], **self.model.vocab_and_merges_json()}}
+            data = {**self._source, "model": {**self._source["model"], **self.model.vocabulary_json()}}
         else:
             data = self._rank_table_json()
         data.setdefault("version", "1.0")

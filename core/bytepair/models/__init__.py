@@ -13,7 +13,7 @@ models (tiktoken's ranks, a ``tokenizer.json``'s merges) and every kernel that m
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 from .bpe import BPEModel, RankModel
 
@@ -24,6 +24,16 @@ BPE = BPEModel
 
 
 class Model(Protocol):
-    """What a model offers the engine (``long_piece_encoder`` and ``clear_memos`` are optional)."""
+    """What a model offers the engine and the faces (``long_piece_encoder`` and ``clear_memos`` are
+    optional). ``vocabulary_json()`` gives the keys of the model's ``tokenizer.json`` object that hold
+    its vocabulary (a tokenizer keeps the rest of the file and writes these back from the model)."""
 
     def encode_piece(self, piece: str) -> tuple[int, ...]: ...
+
+    def token_to_id(self, token: str) -> int | None: ...
+
+    def id_to_token(self, token_id: int) -> str | None: ...
+
+    def get_vocab_size(self) -> int: ...
+
+    def vocabulary_json(self) -> dict[str, Any]: ...

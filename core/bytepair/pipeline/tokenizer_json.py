@@ -1,6 +1,6 @@
 """Hugging Face ``tokenizer.json`` -> the stages of a :class:`bytepair.Tokenizer`, with errors that name the JSON path.
 
-Why a strict reader: a truncated download, a file for another model kind (WordPiece, Unigram) or a
+Why a strict reader: a truncated download, a file for a model kind bytepair does not read or a
 hand-edited vocabulary must fail at load with the place at fault and what to do, never load into a
 tokenizer that silently gives other ids. Each stage is built by its own factory
 (``normalizer_from_json``, ``pre_tokenizer_from_json``, ...); this module reads the envelope, the
@@ -15,7 +15,7 @@ which ``Tokenizer`` is made of.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,14 +36,14 @@ __all__ = ["MAX_JSON_BYTES", "TokenizerParts", "gpt2_files_json", "parts_from_js
 MAX_JSON_BYTES = 1 << 29
 """Larger files are refused (the biggest BPE tokenizer.json files in use are ~20 MB)."""
 
-SUPPORTED_MODELS = ("BPE",)
 
 
 @dataclass
 class TokenizerParts:
     """Everything a ``tokenizer.json`` holds, each stage built and checked."""
 
-    model: BPEModel
+    model: Any
+    """The model (``models.Model``: a ``BPEModel``, or another family's model)."""
     normalizer: Any = None
     pre_tokenizer: Any = None
     post_processor: PostProcessor | None = None
@@ -106,13 +106,17 @@ def _parse(text: str, origin: str) -> Any:
         raise VocabFormatError(f"{origin}: JSON nested too deeply to be a tokenizer.json") from None
 
 
-def _model(obj: dict[str, Any], origin: str, *, byte_level: bool, parts: Any = None) -> BPEModel:
+def _model(obj: dict[str, Any], origin: str, *, byte_level: bool, parts: Any = None) -> Any:
     kind = obj.get("type", "BPE" if "merges" in obj else None)
-    if kind not in SUPPORTED_MODELS:
+    reader = MODEL_READERS.get(kind) if isinstance(kind, str) else None
+    if reader is None:
         raise UnsupportedTokenizerError(
-            f"{origin}: model.type is {kind!r}; bytepair supports {', '.join(SUPPORTED_MODELS)} models "
-            "(WordPiece, Unigram and WordLevel are not supported yet)"
+            f"{origin}: model.type is {kind!r}; bytepair reads {', '.join(MODEL_READERS)} models"
         )
+    return reader(obj, origin, byte_level=byte_level, parts=parts)
+
+
+def _bpe_model(obj: dict[str, Any], origin: str, *, byte_level: bool, parts: Any = None) -> BPEModel:
     vocab, merge_ids = (parts[0], parts[2]) if parts is not None else (obj.get("vocab"), None)
     if parts is None and (not isinstance(vocab, dict) or min(map(_id_or_minus_one, vocab.values()), default=0) < 0):
         raise VocabFormatError(f"{origin}: model.vocab must be an object of token -> integer id from 0 to 2**32 - 1")
@@ -146,6 +150,13 @@ def _model(obj: dict[str, Any], origin: str, *, byte_level: bool, parts: Any = N
 
 MAX_ID = (1 << 32) - 1
 """Ids are 32-bit: HF reads them as u32 and every result is a Uint32Array in JavaScript."""
+
+MODEL_READERS: dict[str, Callable[..., Any]] = {
+    "BPE": _bpe_model,
+}
+"""``model.type`` -> the function that builds that model from its JSON object:
+``reader(obj, origin, *, byte_level, parts)`` (``parts``: a packed tokenizer's model parts, or None).
+A model family adds its reader here; the reader lives beside the model (``models/<family>.py``)."""
 
 
 def _id_or_minus_one(value: Any) -> int:

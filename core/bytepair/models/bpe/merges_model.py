@@ -142,11 +142,11 @@ class BPEModel:
         return len(self.vocab)
 
     # ---------------------------------------------------------------- encoding
-    def vocab_and_merges_json(self) -> dict[str, Any]:
+    def vocabulary_json(self) -> dict[str, Any]:
         """``model.vocab`` and ``model.merges`` as a ``tokenizer.json`` writes them (merges in the file's
         style): the tokenizer keeps its file without them, and writes them back from here.
 
-        >>> BPEModel({"a": 0, "b": 1, "ab": 2}, [["a", "b"]], merges_as_text=True).vocab_and_merges_json()
+        >>> BPEModel({"a": 0, "b": 1, "ab": 2}, [["a", "b"]], merges_as_text=True).vocabulary_json()
         {'vocab': {'a': 0, 'b': 1, 'ab': 2}, 'merges': ['a b']}
         """
         merges = [f"{a} {b}" for a, b in self.merges] if self.merges_as_text else [[a, b] for a, b in self.merges]
