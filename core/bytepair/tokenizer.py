@@ -24,35 +24,33 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain
 from random import Random
-from typing import Any, BinaryIO, Literal
+from typing import Any, Literal
 
-from .added_tokens.scan import SpecialTokenScanner
 from .added_tokens.vocabulary import AddedToken, AddedVocabulary
-from .data.openai import CL100K_PATTERN
 from .decoders import Decoder
 from .decoders.decode_stream import DecodeStream
-from .errors import COUNT_ADVICE, DECODE_ADVICE, ENCODE_ADVICE, InvalidInputError, sized, too_large
+from .errors import COUNT_ADVICE, DECODE_ADVICE, ENCODE_ADVICE, InvalidInputError, InvalidTokenError, sized, too_large
 from .llm.chat_template import apply_chat_template
 from .models.bpe.merge import check_dropout
 from .normalizers import Normalizer
-from .pipeline.blocks import DEFAULT_BLOCK_CHARS, BlockCutter, TokenCounter, blocks_of
 from .pipeline.encoded import Encoded, post_processed, to_piecewise
 from .pipeline.engine import Engine
-from .pipeline.stream_cuts import cutter_for
+from .pipeline.stages import stage_value
+from .pipeline.tokenizer_json import model_from_json
 from .pipeline.tokenizer_pipeline import TokenizerPipeline
+from .pipeline.word_counts import word_counts
 from .pre_tokenizers import PreTokenizer
-from .pre_tokenizers.pattern import Pretokenizer
 from .processors import Piecewise, PostProcessor
 from .processors.padding import padded_length, padding_settings
 from .processors.truncation import truncation_settings
 from .text.checks import require_count, require_str, require_words
-from .text.reading import read_utf8_chunks
 from .tokenizer_files import TokenizerFiles
+from .tokenizer_streams import TokenizerStreams
 
 __all__ = ["DecodeStream", "Encoded", "Tokenizer"]
 
 
-class Tokenizer(TokenizerFiles):
+class Tokenizer(TokenizerFiles, TokenizerStreams):
     """A ``tokenizer.json`` BPE tokenizer with HF ``tokenizers``' methods and results."""
 
     def __init__(
@@ -69,11 +67,13 @@ class Tokenizer(TokenizerFiles):
     ) -> None:
         """The stages of a ``tokenizer.json`` (see the module docstring); ``engine`` may be given to
         share one (and its piece cache) with an ``Encoding`` (see :meth:`from_encoding`)."""
+        byte_level = bool(getattr(pre_tokenizer, "byte_level", False))
+        model = stage_value("model", model, lambda obj: model_from_json(obj, byte_level=byte_level))
         self.pipeline = TokenizerPipeline(AddedVocabulary(list(added_tokens)), normalizer, pre_tokenizer, model,
                                           engine if engine is not None else Engine(model, pre_tokenizer))
         """Added tokens, normalizer, pre-tokenizer and model, run in order (``pipeline/tokenizer_pipeline.py``)."""
-        self.post_processor = post_processor
-        self.decoder = decoder
+        self._post_processor = post_processor
+        self._decoder = decoder
         self._added = self.pipeline.added
         self._source = source or {}
         self._padding: dict[str, Any] | None = None
@@ -86,23 +86,40 @@ class Tokenizer(TokenizerFiles):
 
     @model.setter
     def model(self, value: Any) -> None:
-        self.pipeline.model = value
+        byte_level = bool(getattr(self.pre_tokenizer, "byte_level", False))
+        self.pipeline.set_stage(model=stage_value("model", value, lambda obj: model_from_json(obj, byte_level=byte_level)))
 
     @property
     def normalizer(self) -> Normalizer | None:
         return self.pipeline.normalizer
 
     @normalizer.setter
-    def normalizer(self, value: Normalizer | None) -> None:
-        self.pipeline.normalizer = value
+    def normalizer(self, value: Any) -> None:
+        self.pipeline.set_stage(normalizer=stage_value("normalizer", value))
 
     @property
     def pre_tokenizer(self) -> PreTokenizer | None:
         return self.pipeline.pre_tokenizer
 
     @pre_tokenizer.setter
-    def pre_tokenizer(self, value: PreTokenizer | None) -> None:
-        self.pipeline.pre_tokenizer = value
+    def pre_tokenizer(self, value: Any) -> None:
+        self.pipeline.set_stage(pre_tokenizer=stage_value("pre_tokenizer", value))
+
+    @property
+    def post_processor(self) -> PostProcessor | None:
+        return self._post_processor
+
+    @post_processor.setter
+    def post_processor(self, value: Any) -> None:
+        self._post_processor = stage_value("post_processor", value)
+
+    @property
+    def decoder(self) -> Decoder | None:
+        return self._decoder
+
+    @decoder.setter
+    def decoder(self, value: Any) -> None:
+        self._decoder = stage_value("decoder", value)
 
     @property
     def engine(self) -> Engine:
@@ -154,6 +171,10 @@ class Tokenizer(TokenizerFiles):
         return self.pipeline.token_to_id(token)
 
     def id_to_token(self, token_id: int) -> str | None:
+        """The token of ``token_id``, None past the vocabulary; a negative id or a non-integer is an
+        :class:`InvalidTokenError` (HF raises too: ids are unsigned)."""
+        if isinstance(token_id, bool) or not isinstance(token_id, int) or token_id < 0:
+            raise InvalidTokenError(f"token ids are integers from 0, not {token_id!r}")
         return self.pipeline.id_to_token(token_id)
 
     def get_vocab(self, with_added_tokens: bool = True) -> dict[str, int]:
@@ -181,6 +202,38 @@ class Tokenizer(TokenizerFiles):
     def _add(self, tokens: Iterable[str | AddedToken], *, special: bool) -> int:
         return self._added.add_tokens(tokens, special=special, id_of=self.token_to_id,
                                       next_id=lambda: max(self.get_vocab(True).values(), default=-1) + 1)
+
+    # ---------------------------------------------------------------- training
+    def train(self, files: Sequence[str | os.PathLike[str]], trainer: Any = None) -> None:
+        """HF's ``train``: learn a new model from ``files`` (each read as UTF-8, line by line, line
+        ends kept) with ``trainer`` (``trainers.BpeTrainer``, ``WordPieceTrainer``, ...; default: the
+        model's own, ``model.get_trainer()``), through this tokenizer's normalizer and pre-tokenizer;
+        the trainer's special tokens are added. See ``trainers/base.py``."""
+        if isinstance(files, (str, os.PathLike)):
+            raise InvalidInputError("train takes a list of file paths (train([path]), not train(path))")
+
+        def lines() -> Iterator[str]:
+            for path in files:
+                with open(path, encoding="utf-8", newline="") as f:
+                    yield from f
+
+        self.train_from_iterator(lines(), trainer)
+
+    def train_from_iterator(self, iterator: Iterable[str] | Iterable[Iterable[str]], trainer: Any = None,
+                            length: int | None = None) -> None:
+        """HF's ``train_from_iterator``: as :meth:`train`, over texts (or batches of texts) from
+        ``iterator``; ``length`` is accepted for HF's progress bar and not needed here."""
+        if trainer is None:
+            get_trainer = getattr(self.model, "get_trainer", None)
+            if get_trainer is None:
+                raise InvalidInputError("pass a trainer, such as trainers.BpeTrainer(vocab_size=...), to train this model")
+            trainer = get_trainer()
+        if not callable(getattr(trainer, "train_model", None)):
+            raise InvalidInputError(f"trainer must be a trainer object from bytepair.trainers, not {type(trainer).__name__}")
+        texts = (text for item in iterator for text in ([item] if isinstance(item, str) else item))
+        words = word_counts(texts, self.normalizer, self.pre_tokenizer)
+        self.model = trainer.train_model(words, self.model)
+        self.add_special_tokens(trainer.special_tokens)
 
     # ---------------------------------------------------------------- padding and truncation
     def enable_padding(self, direction: str = "right", pad_id: int = 0, pad_type_id: int = 0, pad_token: str = "[PAD]",
@@ -386,51 +439,6 @@ class Tokenizer(TokenizerFiles):
             if total > limit:
                 return False
         return total
-
-    # ---------------------------------------------------------------- text in chunks
-    def block_cutter(self, block_chars: int = DEFAULT_BLOCK_CHARS) -> BlockCutter:
-        """A cutter that gathers chunks of text into blocks that encode exactly on their own: cut where
-        this pipeline keeps piece boundaries (``pipeline/stream_cuts.py``: Llama 3, Qwen, DeepSeek V3, GPT-2 and
-        the OpenAI patterns), clear of any added token's text. Any other pipeline is not cut: the
-        whole text is one block, held until the end."""
-        cuts = cutter_for(self.normalizer, self.pre_tokenizer, list(self._added))
-        scanner = SpecialTokenScanner({token.content: token.id for token in self._added})
-        return BlockCutter(cuts or Pretokenizer(CL100K_PATTERN, cuttable=False), scanner, block_chars)
-
-    def stream_blocks(self, chunks: Iterable[str], block_chars: int = DEFAULT_BLOCK_CHARS) -> Iterator[str]:
-        """The text of ``chunks`` in blocks of about ``block_chars`` characters that encode exactly on
-        their own (see ``block_cutter``)."""
-        return blocks_of(self.block_cutter(block_chars), chunks)
-
-    def encode_stream(self, chunks: Iterable[str]) -> Iterator[list[int]]:
-        """The ids of text that arrives in chunks, block by block, without special tokens added;
-        joined, they are ``encode("".join(chunks), add_special_tokens=False).ids``."""
-        for block in self.stream_blocks(chunks):
-            yield list(chain.from_iterable(self.pipeline.id_chunks(block)))
-
-    def count_stream(self, chunks: Iterable[str], *, add_special_tokens: bool = False) -> int:
-        """``count("".join(chunks))`` in bounded memory where the pipeline can be cut (``block_cutter``)."""
-        n = sum(map(self.count, self.stream_blocks(chunks)))
-        if add_special_tokens and self.post_processor is not None:
-            n += self.post_processor.added_tokens(False)
-        return n
-
-    def count_file(self, file: str | os.PathLike[str] | BinaryIO, *, errors: str = "strict", add_special_tokens: bool = False) -> int:
-        """Tokens in a file (a path or a file opened ``"rb"``), read a megabyte at a time and decoded
-        as UTF-8 exactly (CR, CRLF and a BOM kept; invalid UTF-8 raises :class:`InputDecodeError`
-        naming the byte offset unless ``errors="replace"``).
-
-        >>> import io
-        >>> tok = Tokenizer.from_encoding("cl100k_base")
-        >>> tok.count_file(io.BytesIO(b"a\\r\\n\\r\\n  b\\r\\n"))
-        5
-        """
-        return self.count_stream(read_utf8_chunks(file, errors=errors), add_special_tokens=add_special_tokens)
-
-    def token_counter(self, *, errors: str = "strict") -> TokenCounter:
-        """A counter handed text or UTF-8 bytes piece by piece (``feed``, ``feed_bytes``, then
-        ``finish()``); see :class:`bytepair.pipeline.blocks.TokenCounter`."""
-        return TokenCounter(self.block_cutter(), self.count, errors=errors)
 
     def _pad(self, encodings: list[Encoded]) -> None:
         p = self._padding

@@ -16,8 +16,9 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from .bpe import BPEModel, RankModel
+from .token import Token
 
-__all__ = ["BPE", "BPEModel", "Model", "RankModel"]
+__all__ = ["BPE", "BPEModel", "Model", "RankModel", "Token"]
 
 BPE = BPEModel
 """HF's name (``tokenizers.models.BPE``) for the merges model of a ``tokenizer.json``."""

@@ -31,7 +31,7 @@ from ..processors.truncation import truncation_from_json, truncation_settings
 from ..pre_tokenizers import pre_tokenizer_from_json
 from ..formats.rank_table import merges_from_ranks, onig_pattern
 
-__all__ = ["MAX_JSON_BYTES", "TokenizerParts", "gpt2_files_json", "parts_from_json", "rank_table_json", "renumbered_by_hf"]
+__all__ = ["MAX_JSON_BYTES", "MODEL_READERS", "TokenizerParts", "model_from_json", "gpt2_files_json", "parts_from_json", "rank_table_json", "renumbered_by_hf"]
 
 MAX_JSON_BYTES = 1 << 29
 """Larger files are refused (the biggest BPE tokenizer.json files in use are ~20 MB)."""
@@ -114,6 +114,14 @@ def _model(obj: dict[str, Any], origin: str, *, byte_level: bool, parts: Any = N
             f"{origin}: model.type is {kind!r}; bytepair reads {', '.join(MODEL_READERS)} models"
         )
     return reader(obj, origin, byte_level=byte_level, parts=parts)
+
+
+def model_from_json(obj: dict[str, Any], *, byte_level: bool = False, origin: str = "model") -> Any:
+    """A model from its ``tokenizer.json`` object (HF's ``Model.__getstate__`` gives the same),
+    by the reader its ``type`` names."""
+    if not isinstance(obj, dict):
+        raise VocabFormatError(f"{origin}: a model must be a JSON object, not {type(obj).__name__}")
+    return _model(obj, origin, byte_level=byte_level)
 
 
 def _bpe_model(obj: dict[str, Any], origin: str, *, byte_level: bool, parts: Any = None) -> BPEModel:

@@ -50,6 +50,20 @@ class TokenizerPipeline:
         self._metaspaces = _metaspaces(pre_tokenizer)
         self._token_strings = _IdStrings(self.id_to_token)
 
+    def set_stage(self, *, normalizer: Any = ..., pre_tokenizer: Any = ..., model: Any = ...) -> None:
+        """Replace a stage (the others stay); the engine is rebuilt around the pre-tokenizer and the
+        model, so that every path (ids, offsets, counts) runs the new one."""
+        if normalizer is not ...:
+            self.normalizer = normalizer
+        if pre_tokenizer is not ...:
+            self.pre_tokenizer = pre_tokenizer
+            self._metaspaces = _metaspaces(pre_tokenizer)
+        if model is not ...:
+            self.model = model
+            self._token_strings = _IdStrings(self.id_to_token)
+        if pre_tokenizer is not ... or model is not ...:
+            self.engine = Engine(self.model, self.pre_tokenizer)
+
     # ---------------------------------------------------------------- vocabulary
     def token_to_id(self, token: str) -> int | None:
         found = self.added.token_to_id(token)
