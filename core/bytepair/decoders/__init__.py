@@ -20,9 +20,10 @@ from ..formats.component_json import build
 from .base import Decoder, Sequence
 from .byte_level import ByteFallback, ByteLevel
 from .strings import BPEDecoder, Fuse, Metaspace, Replace, Strip
+from .wordpiece import CTC, WordPiece
 
-__all__ = ["BPEDecoder", "ByteFallback", "ByteLevel", "Decoder", "Fuse", "Metaspace", "Replace", "Sequence", "Strip",
-           "decoder_from_json"]
+__all__ = ["BPEDecoder", "CTC", "ByteFallback", "ByteLevel", "Decoder", "Fuse", "Metaspace", "Replace", "Sequence", "Strip",
+           "WordPiece", "decoder_from_json"]
 
 
 def _replace(obj: dict[str, Any], where: str) -> Decoder:
@@ -44,6 +45,9 @@ _FACTORIES: dict[str, Callable[[dict[str, Any], str], Decoder]] = {
     "Strip": lambda o, w: Strip(str(o.get("content", " ")), int(o.get("start", 0)), int(o.get("stop", 0))),
     "Replace": _replace,
     "BPEDecoder": lambda o, w: BPEDecoder(str(o.get("suffix", "</w>"))),
+    "WordPiece": lambda o, w: WordPiece(str(o.get("prefix", "##")), bool(o.get("cleanup", True))),
+    "CTC": lambda o, w: CTC(str(o.get("pad_token", "<pad>")), str(o.get("word_delimiter_token", "|")),
+                            bool(o.get("cleanup", True))),
     "Sequence": lambda o, w: Sequence(
         [d for i, step in enumerate(o.get("decoders", [])) if (d := decoder_from_json(step, f"{w}.decoders[{i}]"))]
     ),

@@ -17,8 +17,10 @@ from typing import Any, Protocol
 
 from .bpe import BPEModel, RankModel
 from .token import Token
+from .wordlevel import WordLevel
+from .wordpiece import WordPiece
 
-__all__ = ["BPE", "BPEModel", "Model", "RankModel", "Token"]
+__all__ = ["BPE", "BPEModel", "Model", "RankModel", "Token", "WordLevel", "WordPiece"]
 
 BPE = BPEModel
 """HF's name (``tokenizers.models.BPE``) for the merges model of a ``tokenizer.json``."""

@@ -19,10 +19,11 @@ from typing import Any
 from ..formats.component_json import build
 from ..formats.component_json import pattern as pattern_of
 from .base import Normalizer, Sequence
+from .bert import BertNormalizer
 from .text import Lowercase, Prepend, Replace, Strip, StripAccents
 from .unicode import NFC, NFD, NFKC, NFKD, UnicodeNormalizer
 
-__all__ = ["NFC", "NFD", "NFKC", "NFKD", "Lowercase", "Normalizer", "Prepend", "Replace", "Sequence", "Strip",
+__all__ = ["BertNormalizer", "NFC", "NFD", "NFKC", "NFKD", "Lowercase", "Normalizer", "Prepend", "Replace", "Sequence", "Strip",
            "StripAccents", "UnicodeNormalizer", "normalizer_from_json"]
 
 
@@ -41,6 +42,8 @@ _FACTORIES: dict[str, Callable[[dict[str, Any], str], Normalizer]] = {
     "Strip": lambda o, w: Strip(bool(o.get("strip_left", True)), bool(o.get("strip_right", True))),
     "Replace": _replace,
     "Prepend": lambda o, w: Prepend(str(o.get("prepend", ""))),
+    "BertNormalizer": lambda o, w: BertNormalizer(o.get("clean_text", True), o.get("handle_chinese_chars", True),
+                                                  o.get("strip_accents"), o.get("lowercase", True)),
     "Sequence": lambda o, w: Sequence(
         [n for i, step in enumerate(o.get("normalizers", [])) if (n := normalizer_from_json(step, f"{w}.normalizers[{i}]"))]
     ),

@@ -21,6 +21,8 @@ from typing import Any
 
 from ..added_tokens.vocabulary import AddedToken
 from ..models.bpe.merges_model import BPEModel
+from ..models.wordlevel import wordlevel_from_json
+from ..models.wordpiece import wordpiece_from_json
 from ..text.byte_unicode import bytes_to_visible
 from ..decoders import decoder_from_json
 from ..errors import InvalidInputError, UnsupportedTokenizerError, VocabFormatError
@@ -161,6 +163,8 @@ MAX_ID = (1 << 32) - 1
 
 MODEL_READERS: dict[str, Callable[..., Any]] = {
     "BPE": _bpe_model,
+    "WordPiece": wordpiece_from_json,
+    "WordLevel": wordlevel_from_json,
 }
 """``model.type`` -> the function that builds that model from its JSON object:
 ``reader(obj, origin, *, byte_level, parts)`` (``parts``: a packed tokenizer's model parts, or None).

@@ -23,6 +23,7 @@ from ..formats.component_json import build
 from ..formats.component_json import pattern as pattern_of
 from ..formats.rank_table import check_reads_alike
 from .base import BEHAVIORS, PreTokenizer
+from .bert import BertPreTokenizer, CharDelimiterSplit, FixedLength
 from .byte_level import GPT2_PATTERN, ByteLevel
 from .metaspace import Metaspace
 from .sequence import Sequence
@@ -31,8 +32,11 @@ from .split import Digits, Punctuation, Split, Whitespace, WhitespaceSplit
 __all__ = [
     "BEHAVIORS",
     "GPT2_PATTERN",
+    "BertPreTokenizer",
     "ByteLevel",
+    "CharDelimiterSplit",
     "Digits",
+    "FixedLength",
     "Metaspace",
     "PreTokenizer",
     "Punctuation",
@@ -62,6 +66,9 @@ _FACTORIES: dict[str, Callable[[dict[str, Any], str], PreTokenizer]] = {
     "Punctuation": lambda o, w: Punctuation(o.get("behavior", "Isolated")),
     "Whitespace": lambda o, w: Whitespace(),
     "WhitespaceSplit": lambda o, w: WhitespaceSplit(),
+    "BertPreTokenizer": lambda o, w: BertPreTokenizer(),
+    "CharDelimiterSplit": lambda o, w: CharDelimiterSplit(o.get("delimiter", "")),
+    "FixedLength": lambda o, w: FixedLength(o.get("length", 5)),
     "Sequence": lambda o, w: Sequence(
         [pre_tokenizer_from_json(step, f"{w}.pretokenizers[{i}]") for i, step in enumerate(o.get("pretokenizers", []))]
     ),

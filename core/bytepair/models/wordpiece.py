@@ -1,0 +1,171 @@
+"""WordPiece (BERT and its descendants): greedy longest match from the left, ``##`` on continuations.
+
+Why its own model: a piece becomes tokens by lookup, not by merges. As HF ``tokenizers`` 0.23.3's
+``models.WordPiece``: from each position the longest vocabulary entry that matches is taken (with
+``continuing_subword_prefix`` in front of every token but the word's first); if some position has no
+match, or the word has more than ``max_input_chars_per_word`` characters, the whole word is the one
+unknown token. A text that needs the unknown token when the vocabulary lacks it is refused.
+
+The longest match is searched from the longest vocabulary entry down, not from the end of the word:
+a candidate longer than every entry cannot match, so the result is HF's and a long word costs
+``O(length x longest entry)`` lookups (:meth:`WordPiece._reference_spans` is HF's plain loop, held equal
+by tests).
+
+>>> model = WordPiece({"un": 0, "##aff": 1, "##able": 2, "[UNK]": 3})
+>>> model.encode_piece("unaffable"), model.encode_piece("unknown")
+((0, 1, 2), (3,))
+>>> [tuple(t) for t in model.tokenize("unaffable")]
+[(0, 'un', (0, 2)), (1, '##aff', (2, 5)), (2, '##able', (5, 9))]
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ..errors import InvalidInputError, VocabFormatError
+from .token import Token
+from .vocabulary import VocabularyModel
+
+__all__ = ["WordPiece", "read_vocab_txt", "wordpiece_from_json"]
+
+
+class WordPiece(VocabularyModel):
+    """HF's ``models.WordPiece(vocab=None, unk_token="[UNK]", max_input_chars_per_word=100,
+    continuing_subword_prefix="##")``."""
+
+    TYPE = "WordPiece"
+
+    def __init__(self, vocab: Mapping[str, int] | None = None, unk_token: str = "[UNK]",
+                 max_input_chars_per_word: int = 100, continuing_subword_prefix: str = "##", *,
+                 where: str = "model") -> None:
+        super().__init__(vocab, unk_token, where)
+        if type(max_input_chars_per_word) is not int or max_input_chars_per_word < 0:
+            raise InvalidInputError(f"max_input_chars_per_word must be an int >= 0, not {max_input_chars_per_word!r}")
+        if not isinstance(continuing_subword_prefix, str):
+            raise InvalidInputError(f"continuing_subword_prefix must be a string such as \"##\", not {continuing_subword_prefix!r}")
+        self.max_input_chars_per_word = max_input_chars_per_word
+        self.continuing_subword_prefix = continuing_subword_prefix
+        self._longest = max(map(len, self.vocab), default=0)
+
+    # ---------------------------------------------------------------- HF's constructors
+    @staticmethod
+    def read_file(vocab: str | os.PathLike[str]) -> dict[str, int]:
+        """A ``vocab.txt`` (one token a line, its line number its id) as token -> id, as HF reads it."""
+        return read_vocab_txt(vocab)
+
+    @classmethod
+    def from_file(cls, vocab: str | os.PathLike[str], **kwargs: Any) -> WordPiece:
+        """The model of a ``vocab.txt`` (``unk_token`` and the other options as keywords)."""
+        return cls(read_vocab_txt(vocab), **kwargs)
+
+    # ---------------------------------------------------------------- encoding
+    def _spans(self, word: str) -> list[tuple[int, int, int]] | None:
+        """``(id, start, end)`` characters of each token of ``word``, or None if it is unknown."""
+        n = len(word)
+        if n > self.max_input_chars_per_word:
+            return None
+        vocab, prefix, longest = self.vocab, self.continuing_subword_prefix, self._longest
+        spans: list[tuple[int, int, int]] = []
+        start = 0
+        while start < n:
+            head = prefix if start else ""
+            end = min(n, start + longest - len(head))
+            while end > start:
+                found = vocab.get(head + word[start:end])
+                if found is not None:
+                    spans.append((found, start, end))
+                    break
+                end -= 1
+            else:
+                return None
+            start = end
+        return spans
+
+    def _reference_spans(self, word: str) -> list[tuple[int, int, int]] | None:
+        """``_spans`` as HF's loop writes it (each match tried from the end of the word; for tests)."""
+        if len(word) > self.max_input_chars_per_word:
+            return None
+        spans: list[tuple[int, int, int]] = []
+        start = 0
+        while start < len(word):
+            end = len(word)
+            current = None
+            while start < end:
+                candidate = (self.continuing_subword_prefix if start > 0 else "") + word[start:end]
+                if candidate in self.vocab:
+                    current = (self.vocab[candidate], start, end)
+                    break
+                end -= 1
+            if current is None:
+                return None
+            spans.append(current)
+            start = end
+        return spans
+
+    def encode_piece(self, piece: str) -> tuple[int, ...]:
+        """The ids of one pre-tokenized word."""
+        spans = self._spans(piece)
+        if spans is None:
+            return (self.unk_id(),)
+        return tuple(token_id for token_id, _, _ in spans)
+
+    def tokenize(self, sequence: str) -> list[Token]:
+        """HF's ``Model.tokenize``: the tokens of one word with byte offsets into it."""
+        spans = self._spans(sequence)
+        if spans is None:
+            spans = [(self.unk_id(), 0, len(sequence))]
+        return self.tokens_of(spans, sequence)
+
+    def piece_byte_lengths(self, piece: str, ids: tuple[int, ...]) -> list[int]:
+        """How many UTF-8 bytes of ``piece`` each of its ids covers: one id covers the whole word
+        (a match or the unknown token); else each token's text without the prefix."""
+        if len(ids) <= 1:
+            return [len(piece.encode("utf-8", "surrogatepass"))] * len(ids)
+        prefix = len(self.continuing_subword_prefix)
+        out = []
+        for index, token_id in enumerate(ids):
+            token = self._id_to_token.get(token_id, "")
+            out.append(len((token[prefix:] if index else token).encode("utf-8", "surrogatepass")))
+        return out
+
+    # ---------------------------------------------------------------- saving
+    def to_json(self) -> dict[str, Any]:
+        """The ``model`` object of a ``tokenizer.json``, in HF's key order."""
+        return {"type": "WordPiece", "unk_token": self.unk_token, "continuing_subword_prefix": self.continuing_subword_prefix,
+                "max_input_chars_per_word": self.max_input_chars_per_word, **self.vocabulary_json()}
+
+    def save(self, folder: str | os.PathLike[str], prefix: str | None = None) -> list[str]:
+        """``vocab.txt`` (``{prefix}-vocab.txt``) in ``folder``, tokens in id order; the paths written."""
+        path = Path(folder) / (f"{prefix}-vocab.txt" if prefix else "vocab.txt")
+        ordered = sorted(self.vocab.items(), key=lambda item: item[1])
+        path.write_text("".join(token + "\n" for token, _ in ordered), encoding="utf-8")
+        return [str(path)]
+
+
+def read_vocab_txt(path: str | os.PathLike[str]) -> dict[str, int]:
+    """Token -> line number of a ``vocab.txt`` (trailing whitespace dropped; a repeated token keeps its
+    last line, as HF's reader does)."""
+    try:
+        text = Path(path).read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise VocabFormatError(f"{path}: cannot read the vocabulary ({exc.strerror or exc})") from None
+    except UnicodeDecodeError:
+        raise VocabFormatError(f"{path}: not UTF-8 text; a vocab.txt holds one token a line") from None
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return {line.rstrip(): index for index, line in enumerate(lines)}
+
+
+def wordpiece_from_json(obj: dict[str, Any], origin: str, *, byte_level: bool = False, parts: Any = None) -> WordPiece:
+    """A ``WordPiece`` from its ``tokenizer.json`` object (``pipeline/tokenizer_json.py``'s reader)."""
+    max_chars = obj.get("max_input_chars_per_word", 100)
+    prefix = obj.get("continuing_subword_prefix", "##")
+    unk = obj.get("unk_token", "[UNK]")
+    if type(max_chars) is not int or max_chars < 0 or not isinstance(prefix, str) or not isinstance(unk, str):
+        raise VocabFormatError(f"{origin}: model: unk_token and continuing_subword_prefix must be strings and "
+                               "max_input_chars_per_word an int >= 0")
+    return WordPiece(obj.get("vocab"), unk, max_chars, prefix, where=f"{origin}: model")

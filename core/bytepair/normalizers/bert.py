@@ -1,0 +1,104 @@
+"""``BertNormalizer``: BERT's text cleaning, as HF ``tokenizers`` 0.23.3 runs it.
+
+Why one component of four steps: BERT's files name it as one (``{"type": "BertNormalizer",
+"clean_text", "handle_chinese_chars", "strip_accents", "lowercase"}``), and its steps use HF's own
+character classes (``bert_tables.py``), not ``unicodedata``'s. In order:
+
+1. ``clean_text``: U+0000, U+FFFD and controls (Cc, Cf, Co) removed; other whitespace becomes " ";
+2. ``handle_chinese_chars``: a space on each side of every CJK ideograph;
+3. ``strip_accents`` (default: as ``lowercase``): NFD, then non-spacing marks removed;
+4. ``lowercase``: each character lower-cased on its own (no final-sigma rule, as HF).
+
+``normalize`` is the fast path (whole-string regex and ``str`` calls); ``normalize_aligned`` runs the
+same steps character by character, each output character aligned with the input character it came
+from (the reference; tests hold the two equal, and the alignment to HF's offsets).
+
+>>> BertNormalizer().normalize("Héllo\\tWÖRLD 中文")
+'hello world  中  文 '
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any
+
+from .base import Alignment, Normalizer, PerCharacter, Sequence
+from .bert_tables import CHINESE, CONTROLS, LOWERCASE_OVERRIDES, NON_SPACING_MARKS
+from .unicode import NFD
+
+__all__ = ["BertNormalizer"]
+
+
+def _class(ranges: tuple[tuple[int, int], ...], extra: str = "") -> str:
+    return "[" + extra + "".join(f"\\U{a:08X}-\\U{b:08X}" for a, b in ranges) + "]"
+
+
+_REMOVED = re.compile(_class(CONTROLS, "\\x00\\uFFFD"))
+_SPACES = re.compile(r"[^\S ]")  # whitespace other than " " (controls are removed first)
+_CHINESE = re.compile("(" + _class(CHINESE) + ")")
+_MARKS = re.compile(_class(NON_SPACING_MARKS))
+_LOWER_SPECIAL = re.compile("[\u03a3" + "".join(map(re.escape, LOWERCASE_OVERRIDES)) + "]")
+
+
+def _clean(ch: str) -> str:
+    if _REMOVED.match(ch):
+        return ""
+    return " " if ch.isspace() else ch
+
+
+def _chinese(ch: str) -> str:
+    return f" {ch} " if _CHINESE.match(ch) else ch
+
+
+def _mark(ch: str) -> str:
+    return "" if _MARKS.match(ch) else ch
+
+
+def _lower(ch: str) -> str:
+    return LOWERCASE_OVERRIDES.get(ch) or ch.lower()
+
+
+class BertNormalizer(Normalizer):
+    """HF's ``normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True, strip_accents=None,
+    lowercase=True)``."""
+
+    def __init__(self, clean_text: bool = True, handle_chinese_chars: bool = True, strip_accents: bool | None = None,
+                 lowercase: bool = True) -> None:
+        self.clean_text = bool(clean_text)
+        self.handle_chinese_chars = bool(handle_chinese_chars)
+        self.strip_accents = None if strip_accents is None else bool(strip_accents)
+        self.lowercase = bool(lowercase)
+        strip = self.lowercase if self.strip_accents is None else self.strip_accents
+        self._strip = strip
+        steps: list[Normalizer] = []
+        if self.clean_text:
+            steps.append(PerCharacter("CleanText", _clean))
+        if self.handle_chinese_chars:
+            steps.append(PerCharacter("ChineseChars", _chinese))
+        if strip:
+            steps += [NFD(), PerCharacter("NonSpacingMarks", _mark)]
+        if self.lowercase:
+            steps.append(PerCharacter("Lowercase", _lower))
+        self._steps = Sequence(steps)
+
+    def normalize(self, text: str) -> str:
+        if self.clean_text:
+            text = _SPACES.sub(" ", _REMOVED.sub("", text))
+        if self.handle_chinese_chars and not text.isascii():
+            text = _CHINESE.sub(r" \1 ", text)
+        if self._strip and not text.isascii():
+            text = _MARKS.sub("", unicodedata.normalize("NFD", text))
+        if self.lowercase:
+            if text.isascii() or _LOWER_SPECIAL.search(text) is None:
+                text = text.lower()
+            else:  # per character: no final sigma; HF's newer lower-case mappings
+                text = "".join(map(_lower, text))
+        return text
+
+    def normalize_aligned(self, text: str) -> tuple[str, Alignment | None]:
+        return self._steps.normalize_aligned(text)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "BertNormalizer", "clean_text": self.clean_text, "handle_chinese_chars": self.handle_chinese_chars,
+                "strip_accents": self.strip_accents, "lowercase": self.lowercase}
