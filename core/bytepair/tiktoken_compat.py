@@ -41,6 +41,7 @@ from typing import Any
 from .added_tokens.policy import AllowedSpecial, DisallowedSpecial
 from .errors import InvalidInputError, MissingDependencyError
 from .models.bpe.merge import merge_piece, reference_merge
+from .parallel import BatchPool
 from .text.checks import repair_surrogates, require_str
 
 __all__ = ["WHITE_SPACE", "MissingDependencyError", "TiktokenExtras", "completions", "import_numpy"]
@@ -164,21 +165,42 @@ class TiktokenExtras:
         allowed_special: AllowedSpecial = frozenset(),
         disallowed_special: DisallowedSpecial = "all",
     ) -> list[list[int]]:
-        """``encode`` each text. ``num_threads`` is accepted for tiktoken compatibility and ignored:
-        the work is pure Python (and Pyodide has no threads)."""
-        return [self.encode(t, allowed_special=allowed_special, disallowed_special=disallowed_special) for t in text]
+        """``encode`` each text, over up to ``num_threads`` worker processes (threads on a
+        free-threaded CPython; sequential in the browser and for small batches: ``parallel.py``).
+        The ids and their order are those of the sequential loop."""
+        texts = list(text)
+        for t in texts:
+            require_str(t)
+        if self.batch_pool.workers_for(num_threads, sum(map(len, texts))) > 1:
+            for t in texts:  # refused here, in the caller's words, before any worker starts
+                self._policy.allowed(t, allowed_special, disallowed_special)
+        return self.batch_pool.map("encode", texts, kind="ids", workers=num_threads,
+                                   allowed_special=allowed_special, disallowed_special=disallowed_special)
 
     def encode_ordinary_batch(self, text: Sequence[str], *, num_threads: int = 8) -> list[list[int]]:
-        """``encode_ordinary`` each text (``num_threads`` is ignored, see ``encode_batch``)."""
-        return [self.encode_ordinary(t) for t in text]
+        """``encode_ordinary`` each text, in parallel as ``encode_batch``."""
+        texts = list(text)
+        for t in texts:
+            require_str(t)
+        return self.batch_pool.map("encode_ordinary", texts, kind="ids", workers=num_threads)
 
     def decode_batch(self, batch: Sequence[Sequence[int]], *, errors: str = "replace", num_threads: int = 8) -> list[str]:
-        """``decode`` each sequence."""
-        return [self.decode(tokens, errors=errors) for tokens in batch]
+        """``decode`` each sequence (in parallel as ``encode_batch`` for big batches)."""
+        seqs = [list(tokens) for tokens in batch]
+        return self.batch_pool.map("decode", seqs, kind="str", workers=num_threads, errors=errors)
 
     def decode_bytes_batch(self, batch: Sequence[Sequence[int]], *, num_threads: int = 8) -> list[bytes]:
-        """``decode_bytes`` each sequence."""
-        return [self.decode_bytes(tokens) for tokens in batch]
+        """``decode_bytes`` each sequence (in parallel as ``encode_batch`` for big batches)."""
+        seqs = [list(tokens) for tokens in batch]
+        return self.batch_pool.map("decode_bytes", seqs, kind="bytes", workers=num_threads)
+
+    @property
+    def batch_pool(self) -> BatchPool:
+        """The workers of this encoding's batch methods, started on first need (``parallel.py``)."""
+        pool = self.__dict__.get("_batch_pool")
+        if pool is None:
+            pool = self.__dict__["_batch_pool"] = BatchPool(self)
+        return pool
 
     def decode_with_offsets(self, tokens: Sequence[int]) -> tuple[str, list[int]]:
         """Text and, per token, the index of the first character holding any of its bytes (tiktoken's rule).

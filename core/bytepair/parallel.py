@@ -1,0 +1,206 @@
+"""Batches over every core: a pool of workers that each hold one tokenizer, started on first need and
+reused, running a method of it over slices of a batch.
+
+Why a module of its own: one core of pure CPython encodes a few MB/s and is near its ceiling, so a
+batch goes wide instead. Both faces' batch methods (``TiktokenExtras.encode_batch`` and the rest)
+hand their work here; the pool knows nothing of either face, only a picklable owner and the name
+of one of its methods.
+
+- **Processes** on a standard CPython: the owner travels once, as its pickle, when a worker starts
+  (an OpenAI ``Encoding`` pickles as its name); ids come back as packed ``array('I')`` bytes and
+  their lengths, never as pickled lists of ints (unpickling millions of ints in the parent is what
+  keeps a plain process pool near 1.25x on 2 cores).
+- **Threads** on a free-threaded build (``sys._is_gil_enabled()`` false): the owner is shared.
+- **Sequential** in the browser (Pyodide has neither), for one worker, and below
+  :data:`MIN_PARALLEL_CHARS` characters of work, where starting and feeding workers costs more than
+  it saves (``python -m bench corpus`` measures where that lies).
+
+The results are those of the sequential loop, in order: each worker runs the very method on its
+slice, and the slices are put back in order.
+
+>>> pool = BatchPool(str)
+>>> pool.map("upper", ["a", "b"], kind="str", workers=4)  # below the threshold: sequential
+['A', 'B']
+>>> split_evenly([3, 1, 1, 1, 2], 2)
+[(0, 2), (2, 5)]
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sys
+import weakref
+from array import array
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from typing import Any, Literal
+
+__all__ = ["MIN_PARALLEL_CHARS", "BatchPool", "can_use_processes", "free_threaded", "pack_id_lists",
+           "split_evenly", "unpack_id_lists"]
+
+MIN_PARALLEL_CHARS = 1 << 17
+"""Below this much work (characters to encode, or ids to decode) a batch runs in the calling
+process: 128 K characters take ~25 ms on one core, about what sending them to a worker and back
+costs (``python -m bench corpus``)."""
+
+Kind = Literal["ids", "str", "bytes"]
+
+_OWNER: Any = None
+"""In a worker process: the owner it was started with."""
+
+
+def free_threaded() -> bool:
+    """Whether this CPython runs without the GIL (then threads share the work).
+
+    >>> free_threaded() in (True, False)
+    True
+    """
+    is_gil_enabled = getattr(sys, "_is_gil_enabled", None)
+    return is_gil_enabled is not None and not is_gil_enabled()
+
+
+def can_use_processes() -> bool:
+    """Whether worker processes can be started here (not in Pyodide or WASI, which have no fork)."""
+    if sys.platform in ("emscripten", "wasi"):
+        return False
+    try:
+        import multiprocessing.synchronize  # noqa: F401  (fails where the OS has no semaphores)
+    except ImportError:
+        return False
+    return True
+
+
+def pack_id_lists(lists: Sequence[Sequence[int]]) -> tuple[bytes, bytes]:
+    """Id lists as two packed ``array('I')`` byte strings: every id, then every list's length.
+
+    >>> unpack_id_lists(*pack_id_lists([[1, 2], [], [3]]))
+    [[1, 2], [], [3]]
+    """
+    ids = array("I")
+    for ids_of_one in lists:
+        ids.extend(ids_of_one)
+    return ids.tobytes(), array("I", map(len, lists)).tobytes()
+
+
+def unpack_id_lists(ids: bytes, lengths: bytes) -> list[list[int]]:
+    """The lists :func:`pack_id_lists` packed."""
+    flat = array("I", ids).tolist()
+    out, at = [], 0
+    for n in array("I", lengths):
+        out.append(flat[at:at + n])
+        at += n
+    return out
+
+
+def split_evenly(sizes: Sequence[int], parts: int) -> list[tuple[int, int]]:
+    """Cut ``range(len(sizes))`` into at most ``parts`` contiguous ``(start, end)`` slices of
+    about equal total size (each slice holds at least one item)."""
+    total = sum(sizes)
+    if not sizes:
+        return []
+    target = max(1, -(-total // max(1, parts)))
+    slices, start, acc = [], 0, 0
+    for i, size in enumerate(sizes):
+        acc += size
+        if acc >= target and i + 1 < len(sizes):
+            slices.append((start, i + 1))
+            start, acc = i + 1, 0
+    slices.append((start, len(sizes)))
+    return slices
+
+
+def _install(payload: bytes) -> None:
+    global _OWNER
+    _OWNER = pickle.loads(payload)
+
+
+def _run_slice(method: str, items: Sequence[Any], kwargs: dict[str, Any], kind: Kind, owner: Any = None) -> Any:
+    """Run ``owner.method(item, **kwargs)`` on each item (in a worker: the owner it holds); id
+    lists arrive packed (``bytes``) and, as results, leave packed."""
+    call = getattr(_OWNER if owner is None else owner, method)
+    if isinstance(items, tuple):  # (ids, lengths) as pack_id_lists gives them
+        items = unpack_id_lists(*items)
+    results = [call(item, **kwargs) for item in items]
+    return pack_id_lists(results) if kind == "ids" and owner is None else results
+
+
+def _shutdown(executor: Executor) -> None:
+    executor.shutdown(wait=False, cancel_futures=True)
+
+
+class BatchPool:
+    """Workers for one owner (an ``Encoding``, a ``Tokenizer``): created lazily by :meth:`map`,
+    resized when a call asks for more workers, shut down when the owner is collected."""
+
+    def __init__(self, owner: Any, pickled: Callable[[], bytes] | None = None) -> None:
+        """``pickled`` gives the bytes a worker unpickles into the owner (default: ``pickle.dumps``)."""
+        self._owner = weakref.ref(owner) if _weakrefable(owner) else (lambda: owner)
+        self._pickled = pickled
+        self._executor: Executor | None = None
+        self._workers = 0
+
+    def workers_for(self, requested: int | None, work: int) -> int:
+        """How many workers a batch of ``work`` characters (or ids) gets: 1 (sequential) where
+        parallelism does not pay or cannot run."""
+        if requested is None or requested <= 1 or work < MIN_PARALLEL_CHARS:
+            return 1
+        if not free_threaded() and not can_use_processes():
+            return 1
+        return max(1, min(requested, os.cpu_count() or 1, work // (MIN_PARALLEL_CHARS // 2)))
+
+    def map(self, method: str, items: Sequence[Any], *, kind: Kind, workers: int | None,
+            sizes: Sequence[int] | None = None, **kwargs: Any) -> list[Any]:
+        """``[owner.method(item, **kwargs) for item in items]``, over up to ``workers`` workers.
+
+        ``sizes``: each item's work (default its ``len``); ``kind``: what the method returns. Items
+        that are id lists (to decode) and results that are id lists travel packed.
+        """
+        owner = self._owner()
+        sizes = [len(item) for item in items] if sizes is None else sizes
+        n = self.workers_for(workers, sum(sizes))
+        if n <= 1 or len(items) < 2:
+            call = getattr(owner, method)
+            return [call(item, **kwargs) for item in items]
+        executor = self._executor_for(n, owner)
+        slices = split_evenly(sizes, n * 4)
+        threads = isinstance(executor, ThreadPoolExecutor)
+        id_lists = not threads and not isinstance(items[0], (str, bytes))
+
+        def part(a: int, b: int) -> Sequence[Any]:
+            return pack_id_lists(items[a:b]) if id_lists else items[a:b]
+
+        futures = [executor.submit(_run_slice, method, part(a, b), kwargs, kind, owner if threads else None)
+                   for a, b in slices]
+        out: list[Any] = []
+        for future in futures:
+            result = future.result()
+            out += unpack_id_lists(*result) if kind == "ids" and not threads else result
+        return out
+
+    def close(self) -> None:
+        """Stop the workers (a later :meth:`map` starts new ones)."""
+        if self._executor is not None:
+            _shutdown(self._executor)
+            self._executor, self._workers = None, 0
+
+    def _executor_for(self, n: int, owner: Any) -> Executor:
+        if self._executor is not None and self._workers >= n:
+            return self._executor
+        self.close()
+        if free_threaded():
+            self._executor = ThreadPoolExecutor(n, thread_name_prefix="bytepair")
+        else:
+            payload = self._pickled() if self._pickled is not None else pickle.dumps(owner)
+            self._executor = ProcessPoolExecutor(n, initializer=_install, initargs=(payload,))
+        self._workers = n
+        weakref.finalize(owner, _shutdown, self._executor) if _weakrefable(owner) else None
+        return self._executor
+
+
+def _weakrefable(obj: Any) -> bool:
+    try:
+        weakref.ref(obj)
+    except TypeError:
+        return False
+    return True

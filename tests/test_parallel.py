@@ -1,0 +1,64 @@
+"""Parallel batches (``bytepair/parallel.py``) give the sequential loop's results, in order: the
+batch methods of ``Encoding`` over worker processes against ``encode``/``decode`` one text at a
+time, and against tiktoken's own batch methods."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import bytepair
+from bytepair import parallel
+from bytepair.errors import DisallowedSpecialTokenError
+
+texts = st.lists(st.text(st.characters(codec="utf-8"), max_size=40) | st.sampled_from(
+    ["hello world", " \n\n  x", "<|endoftext|>", "日本語のテキスト", "x" * 300, "   " * 50]), max_size=12)
+
+
+@pytest.fixture(scope="module")
+def enc() -> bytepair.Encoding:
+    return bytepair.get_encoding("cl100k_base")
+
+
+@pytest.fixture()
+def always_parallel(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(parallel, "MIN_PARALLEL_CHARS", 2)  # every batch of 2+ characters goes to workers
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(batch=texts)
+def test_parallel_batches_equal_sequential(enc: bytepair.Encoding, always_parallel: None, batch: list[str]) -> None:
+    ids = [enc.encode_ordinary(t) for t in batch]
+    assert enc.encode_ordinary_batch(batch, num_threads=2) == ids
+    assert enc.encode_batch(batch, num_threads=2, disallowed_special=()) == ids
+    assert enc.decode_bytes_batch(ids, num_threads=2) == [enc.decode_bytes(i) for i in ids]
+    assert enc.decode_batch(ids, num_threads=2) == [enc.decode(i) for i in ids]
+
+
+def test_workers_are_started_once_and_reused(enc: bytepair.Encoding, always_parallel: None) -> None:
+    enc.encode_ordinary_batch(["a b", "c d"], num_threads=2)
+    first = enc.batch_pool._executor  # noqa: SLF001 (the test looks at the pool's one executor)
+    enc.encode_ordinary_batch(["e f", "g h"], num_threads=2)
+    assert first is not None and enc.batch_pool._executor is first  # noqa: SLF001
+
+
+def test_parallel_matches_tiktoken(enc: bytepair.Encoding, always_parallel: None, tiktoken_ref) -> None:
+    theirs = tiktoken_ref("cl100k_base")
+    batch = ["Hello, world!", "  indented\n\tcode()", "ünïcödé 🙂", "<|endoftext|> as text"] * 5
+    assert enc.encode_ordinary_batch(batch, num_threads=2) == theirs.encode_ordinary_batch(batch, num_threads=2)
+    assert enc.encode_batch(batch, num_threads=2, allowed_special="all") == theirs.encode_batch(
+        batch, num_threads=2, allowed_special="all")
+
+
+def test_disallowed_special_is_refused_before_the_workers(enc: bytepair.Encoding, always_parallel: None) -> None:
+    with pytest.raises(DisallowedSpecialTokenError, match="allowed_special=.'<.endoftext.>'"):
+        enc.encode_batch(["fine", "a <|endoftext|>"], num_threads=2)
+
+
+def test_small_batches_and_the_browser_stay_sequential(enc: bytepair.Encoding, monkeypatch: pytest.MonkeyPatch) -> None:
+    pool = parallel.BatchPool(enc)
+    assert pool.workers_for(8, 10) == 1  # below MIN_PARALLEL_CHARS
+    monkeypatch.setattr(parallel.sys, "platform", "emscripten")
+    assert not parallel.can_use_processes()
+    assert pool.workers_for(8, 10 * parallel.MIN_PARALLEL_CHARS) == (8 if parallel.free_threaded() else 1)
