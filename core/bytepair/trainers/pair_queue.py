@@ -60,6 +60,8 @@ def learn_merges(
     vocab_len: int | None = None,
     on_merge: Progress | None = None,
     learned: list[tuple[int, int, int]] | None = None,
+    continuing_subword_prefix: str = "",
+    lengths: dict[int, int] | None = None,
 ) -> list[tuple[int, int, int]]:
     """Merge pairs in ``words`` (rewritten in place) until the vocabulary is full or the best count is
     too low; return ``(left, right, new_id)`` per merge, in order.
@@ -67,14 +69,18 @@ def learn_merges(
     ``tokens`` maps every id in use to its string and receives the new tokens; ``vocab_len`` is the
     vocabulary's size for the stop rule (default ``len(tokens)``; special tokens count too). New ids
     continue from ``max(tokens) + 1``. ``on_merge(n)`` is called after the ``n``-th merge; ``learned`` is
-    the list the merges are appended to (default: a new one), so that ``on_merge`` can read the latest."""
+    the list the merges are appended to (default: a new one), so that ``on_merge`` can read the latest.
+    ``continuing_subword_prefix``: taken off the right token when a pair is joined (``"##"``: ``a`` +
+    ``##b`` is ``ab``), as HF's trainer does; ``lengths``: each id's length in characters of the word
+    for ``max_token_length`` (default: its string's length; a merged token's is the sum of its two)."""
     ids = {text: i for i, text in tokens.items()}
     size = len(tokens) if vocab_len is None else vocab_len
     next_id = max(tokens) + 1 if tokens else 0
     shift = max(next_id + max(vocab_size, 0), 2).bit_length()
     mask = (1 << shift) - 1
-    lengths = {i: len(text) for i, text in tokens.items()}
+    lengths = {i: len(text) for i, text in tokens.items()} if lengths is None else dict(lengths)
     limit = max_token_length
+    prefix = continuing_subword_prefix
 
     pair_counts, where = _count_pairs(words, counts, shift)
     positions: list[set[int] | None] = []
@@ -96,14 +102,15 @@ def learn_merges(
         if c < 1 or min_frequency > c:
             break
         a, b = key >> shift, key & mask
-        text = tokens[a] + tokens[b]
+        right = tokens[b]
+        text = tokens[a] + (right[len(prefix):] if prefix and right.startswith(prefix) else right)
         new = ids.get(text)
         if new is None:
             new = next_id
             next_id += 1
             ids[text] = new
             tokens[new] = text
-            lengths[new] = len(text)
+            lengths[new] = lengths[a] + lengths[b]
             size += 1
         merges.append((a, b, new))
         pos = positions[serial]

@@ -1,0 +1,75 @@
+"""``BertNormalizer`` against HF ``tokenizers`` 0.23.3: the text of every option on random and chosen
+text, the fast path equal to the aligned one, offsets through a tokenizer equal to HF's, and (soak)
+every code point, which holds the pinned character tables (``normalizers/bert_tables.py``) to HF."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import bytepair
+from bytepair.normalizers import BertNormalizer, normalizer_from_json
+
+tokenizers = pytest.importorskip("tokenizers")
+
+OPTIONS = [dict(clean_text=c, handle_chinese_chars=h, strip_accents=s, lowercase=lo)
+           for c in (True, False) for h in (True, False) for s in (None, True, False) for lo in (True, False)]
+TEXTS = ["Héllo\tWÖRLD 中文 ΣΑΣ x\x00\u200b y\ufffd", "İstanbul ǅ ﬁ q\u0307\u0323 \U00020000\u3000", "", "ASCII only."]
+ANY_TEXT = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=30) | \
+    st.text("aAéÉ\u0301\u0327Σ中 \t\n\x00\u200b\ufffdİß", max_size=30)
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()))
+def test_every_option_as_hf(options: dict) -> None:
+    hf = tokenizers.normalizers.BertNormalizer(**options)
+    ours = normalizer_from_json(json.loads(hf.__getstate__()))
+    assert isinstance(ours, BertNormalizer) and ours.to_json() == json.loads(hf.__getstate__())
+    for text in TEXTS:
+        assert ours.normalize(text) == hf.normalize_str(text)
+        assert ours.normalize_aligned(text)[0] == hf.normalize_str(text)
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=ANY_TEXT, options=st.sampled_from(OPTIONS))
+def test_random_text_fast_and_aligned_as_hf(text: str, options: dict) -> None:
+    ours = BertNormalizer(**options)
+    expected = tokenizers.normalizers.BertNormalizer(**options).normalize_str(text)
+    assert ours.normalize(text) == expected
+    normalized, align = ours.normalize_aligned(text)
+    assert normalized == expected
+    assert align is None or len(align) == len(normalized)
+
+
+@settings(max_examples=100, deadline=None)
+@given(text=ANY_TEXT)
+def test_offsets_through_a_tokenizer_as_hf(text: str) -> None:
+    vocab = {"[UNK]": 0, "a": 1, "e": 2, "##e": 3, "σ": 4, "中": 5, "i": 6}
+    hf = tokenizers.Tokenizer(tokenizers.models.WordPiece(vocab, unk_token="[UNK]"))
+    hf.normalizer = tokenizers.normalizers.BertNormalizer()
+    hf.pre_tokenizer = tokenizers.pre_tokenizers.BertPreTokenizer()
+    ours = bytepair.Tokenizer.from_str(hf.to_str())
+    a, b = hf.encode(text), ours.encode(text)
+    assert (b.ids, b.offsets, b.word_ids) == (a.ids, a.offsets, a.word_ids)
+
+
+NFD_DIFFERS = {0x11938}
+"""U+11938 (Dives Akuru): CPython's NFD decomposes it, HF's older table does not (HF's own ``NFD``
+normalizer too, so bytepair's ``NFD`` differs alike; ``normalizers/unicode.py``)."""
+
+
+@pytest.mark.soak
+@pytest.mark.parametrize("options", [dict(strip_accents=True, lowercase=False), dict(strip_accents=False, lowercase=True),
+                                     dict(handle_chinese_chars=True, strip_accents=False, lowercase=False)])
+def test_every_code_point_as_hf(options: dict) -> None:
+    hf = tokenizers.normalizers.BertNormalizer(**options)
+    ours = BertNormalizer(**options)
+    chars = [chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000 and c not in NFD_DIFFERS]
+    for start in range(0, len(chars), 4096):
+        block = "x".join(chars[start:start + 4096])
+        expected = hf.normalize_str(block)
+        if ours.normalize(block) != expected:  # find the code point for the message
+            for ch in chars[start:start + 4096]:
+                assert ours.normalize("x" + ch) == hf.normalize_str("x" + ch), hex(ord(ch))
