@@ -20,8 +20,12 @@
 import { AbortError, AssetError, DisposedError, StateError, WorkerError, errorFrom } from "./errors.mjs";
 import { abortCall, isRunning, runningCall, sharedControl } from "./interrupts.mjs";
 
-export const IS_NODE = typeof process === "object" && typeof process.versions?.node === "string" && typeof window === "undefined";
-export const DEFAULT_ASSETS = new URL("./", import.meta.url).href;
+/** This module's URL, where the runtime has one (Cloudflare's workerd has none: import.meta.url is
+ * undefined there); the folder holding it is where assets are looked for unless assetsUrl says
+ * otherwise. (Written through a variable: bundlers such as Vite warn on `new URL("./",
+ * import.meta.url)`, a folder they cannot emit.) */
+const HERE = typeof import.meta.url === "string" && /^[a-z][a-z0-9+.-]*:/i.test(import.meta.url) ? import.meta.url : undefined;
+export const DEFAULT_ASSETS = HERE && new URL(".", HERE).href;
 
 /** import() of a Node built-in ("node:fs/promises"), called only under Node. The name is passed, not
  * written in the import(), so that bundlers for the browser (esbuild, webpack, Vite) do not try to
@@ -47,24 +51,43 @@ const MAX_CRASH_RESTARTS = 3;
 const HANDLE_OPENS = new Set(["counterOpen", "streamOpen", "trainOpen"]);
 const HANDLE_CLOSES = new Set(["counterClose", "streamClose", "trainClose"]);
 
-/** The module worker. It comes from beside this module, unless the caller gave another assetsUrl:
- * then from there (an app bundled with esbuild and the like is one file, and dist/ is copied
- * elsewhere: worker.mjs is not beside the bundle). Started from a same-origin blob: URL that imports
- * the real worker module when that is on another origin than the page (a docs site embedding the
- * counter from a CDN or another host): browsers refuse `new Worker(url)` across origins, CORS or
- * not, but a module worker may import a cross-origin module that is served with
- * Access-Control-Allow-Origin. */
-function startWorker(assetsUrl) {
-  const own = assetsUrl === DEFAULT_ASSETS;
-  if (IS_NODE) {
-    // A thread runs a file: worker.mjs beside this module, or in assetsUrl if that is a folder.
-    return new NodeThread(own || !assetsUrl.startsWith("file:") ? new URL("./worker.mjs", import.meta.url) : new URL("worker.mjs", assetsUrl));
-  }
-  const url = own ? new URL("./worker.mjs", import.meta.url) : new URL("worker.mjs", assetsUrl);
+/** Where the runtime can run beside the caller's thread, found by trying what this JavaScript
+ * runtime offers rather than by its name (Deno, Bun and workerd all say they are Node through
+ * process.versions.node): "web", a module Web Worker (browsers: a page or a worker, which have a
+ * document or WorkerGlobalScope beside Worker); "thread", node:worker_threads (Node, Deno, Bun);
+ * null, none (workerd, Vercel's edge-runtime): the runtime then runs in the calling thread, with
+ * the same API. Found once; createTokenizer awaits it before choosing a backend. */
+let threads = null;
+export function threadSupport() {
+  threads ??= (async () => {
+    const webScope = typeof globalThis.document === "object" || typeof globalThis.WorkerGlobalScope === "function";
+    if (typeof globalThis.Worker === "function" && webScope) return "web";
+    try {
+      const { Worker } = await nodeModule("node:worker_threads");
+      if (typeof Worker === "function") return "thread";
+    } catch {
+      // no such module here (workerd without nodejs_compat, edge-runtime, a browser's main thread without Worker)
+    }
+    return null;
+  })();
+  return threads;
+}
+
+/** The module worker: worker.mjs in the assets folder (beside this module unless the caller gave
+ * another assetsUrl: an app bundled with esbuild and the like is one file, and dist/ is copied
+ * elsewhere). Started from a same-origin blob: URL that imports the real worker module when that
+ * is on another origin than the page (a docs site embedding the counter from a CDN or another
+ * host): browsers refuse `new Worker(url)` across origins, CORS or not, but a module worker may
+ * import a cross-origin module that is served with Access-Control-Allow-Origin. The URL is not
+ * written out as `new URL("./worker.mjs", import.meta.url)`: bundlers would emit a copy of the
+ * worker that nothing uses (the assets folder has its own). */
+function startWorker(assetsUrl, kind) {
+  // A thread runs a file: worker.mjs in assetsUrl if that is a folder, else beside this module.
+  const file = kind === "thread" && !assetsUrl.startsWith("file:") && HERE?.startsWith("file:");
+  const url = new URL("worker.mjs", file ? HERE : assetsUrl);
+  if (kind === "thread") return new NodeThread(url);
   const sameOrigin = !globalThis.location || url.origin === globalThis.location.origin;
   try {
-    // Written out in full so that bundlers (webpack, Vite) see the worker and emit it with its imports.
-    if (sameOrigin && own) return new Worker(new URL("./worker.mjs", import.meta.url), { type: "module", name: "bytepair" });
     if (sameOrigin) return new Worker(url, { type: "module", name: "bytepair" });
     const source = `import ${JSON.stringify(url.href)};\n`;
     const blobUrl = URL.createObjectURL(new Blob([source], { type: "text/javascript" }));
@@ -170,7 +193,9 @@ export function tell(listeners, progress) {
 
 /** Runs requests in a module Web Worker (a worker thread under Node), watched (see the top of this module). */
 export class WorkerBackend {
-  constructor(assetsUrl, first) {
+  /** `kind`: threadSupport()'s answer, "web" or "thread". */
+  constructor(assetsUrl, first, kind) {
+    this.kind = kind;
     this.assetsUrl = assetsUrl;
     this.first = first;
     this.listeners = new Set();
@@ -192,7 +217,7 @@ export class WorkerBackend {
     this.control = sharedControl();
     this.running = 0; // the request whose Python call runs, as the worker reports it without shared memory
     this.recycle = false;
-    const worker = (this.worker = startWorker(this.assetsUrl));
+    const worker = (this.worker = startWorker(this.assetsUrl, this.kind));
     worker.onmessage = ({ data }) => this.onMessage(worker, data);
     worker.onerror = (event) => this.onError(worker, event);
     const init = { assetsUrl: this.assetsUrl, ...this.first };
@@ -403,10 +428,12 @@ export class WorkerBackend {
           "(with Access-Control-Allow-Origin if on another origin than the page)",
       ));
     }
-    const detail = event.message ?? (IS_NODE
+    const detail = event.message ?? (this.kind === "thread"
       ? "worker.mjs or a module it imports is not beside bytepair.mjs: install the package whole, or pass assetsUrl (a folder holding dist/)"
-      : "worker.mjs did not load: check where the bundle is served, its Access-Control-Allow-Origin header (if on " +
-        "another origin), and that the page's Content-Security-Policy allows worker-src 'self' (blob: if on another origin)");
+      : `${new URL("worker.mjs", this.assetsUrl)} did not load: bytepair's assets are not there (an app built by a ` +
+        "bundler must copy them and pass createTokenizer({ assetsUrl }) naming where they are served), or they are " +
+        "served without Access-Control-Allow-Origin (if on another origin), or the page's Content-Security-Policy " +
+        "does not allow worker-src 'self' (blob: if on another origin)");
     this.fail(new WorkerError(`the bytepair worker failed: ${detail}`));
   }
 

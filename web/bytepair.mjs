@@ -13,8 +13,9 @@
 // One runtime per assets URL serves every encoding and loads once, however many callers ask at the
 // same time. All assets come from `assetsUrl` (default: the directory of this module).
 
-import { DisposedError, ClosedError, InvalidInputError, errorFrom } from "./errors.mjs";
-import { DEFAULT_ASSETS, IS_NODE, InProcessBackend, WorkerBackend, abortError, nodeModule } from "./backends.mjs";
+import { EMBEDDED } from "./embedded.mjs";
+import { DisposedError, ClosedError, InvalidInputError, errorFrom, readAdvice } from "./errors.mjs";
+import { DEFAULT_ASSETS, InProcessBackend, WorkerBackend, abortError, nodeModule, threadSupport } from "./backends.mjs";
 import "./interrupts.mjs"; // backends.mjs's: named here too, so that a page fetches both at once
 
 export * from "./errors.mjs";
@@ -25,11 +26,12 @@ function disposedError(encoding) {
 
 const backends = new Map(); // assetsUrl -> { backend, users }
 
-function acquire(assetsUrl, first) {
+/** The runtime of `assetsUrl`, shared; `threads` is threadSupport()'s answer (a worker of that kind,
+ * or this thread where there is none). */
+function acquire(assetsUrl, first, threads) {
   let slot = backends.get(assetsUrl);
   if (!slot || slot.backend.closed) {
-    const Backend = IS_NODE || typeof Worker !== "undefined" ? WorkerBackend : InProcessBackend;
-    const backend = new Backend(assetsUrl, first);
+    const backend = threads ? new WorkerBackend(assetsUrl, first, threads) : new InProcessBackend(assetsUrl, first);
     slot = { backend, users: 0 };
     backends.set(assetsUrl, slot);
     backend.ready.catch(() => {
@@ -50,6 +52,12 @@ function release(assetsUrl, slot) {
 }
 
 function normaliseAssets(assetsUrl) {
+  if (assetsUrl === undefined && DEFAULT_ASSETS === undefined) {
+    throw new InvalidInputError(
+      "this runtime gives modules no URL (import.meta.url), so bytepair cannot find its assets beside itself: " +
+        "pass createTokenizer({ assetsUrl }) naming where they are served (on Cloudflare Workers: import \"bytepair/workerd\")",
+    );
+  }
   const base = new URL(assetsUrl ?? DEFAULT_ASSETS, globalThis.location?.href ?? DEFAULT_ASSETS).href;
   return base.endsWith("/") ? base : base + "/";
 }
@@ -93,7 +101,11 @@ function checkOptionNames(options, known, call) {
 /** A local path (Node) or the page's URL: what a relative tokenizerJson URL is resolved against. */
 async function baseUrl() {
   if (globalThis.location?.href) return globalThis.location.href;
-  if (IS_NODE) return (await nodeModule("node:url")).pathToFileURL(process.cwd() + "/").href;
+  try { // a process with a working directory (Node, Deno, Bun)
+    if (typeof globalThis.process?.cwd === "function") return (await nodeModule("node:url")).pathToFileURL(process.cwd() + "/").href;
+  } catch {
+    // no node:url, or no permission to read the working directory
+  }
   return DEFAULT_ASSETS;
 }
 
@@ -120,7 +132,7 @@ async function readTokenizerJson(value) {
       try {
         return { data: new Uint8Array(await readFile(url)), name };
       } catch (err) {
-        const why = err.code === "EISDIR" ? "it is a folder; give the tokenizer.json inside it" : err.message;
+        const why = err.code === "EISDIR" ? "it is a folder; give the tokenizer.json inside it" : `${err.message}${readAdvice(err, "").replace(/^./, "; $&")}`;
         throw errorFrom({ name: "AssetError", message: `cannot read the tokenizer.json at ${url}: ${why}` });
       }
     }
@@ -200,7 +212,7 @@ export async function createTokenizer(options = {}) {
   if (signal?.aborted) throw abortError(signal);
   const assetsUrl = normaliseAssets(options.assetsUrl);
   const { request, first, transfer } = await openRequest(options);
-  const slot = acquire(assetsUrl, first);
+  const slot = acquire(assetsUrl, first, await threadSupport());
   const { backend } = slot;
   if (onProgress) backend.listeners.add(onProgress);
   try {
@@ -226,12 +238,12 @@ async function readManifest(options, call) {
       const { readFile } = await nodeModule("node:fs/promises");
       text = await readFile(url, "utf8");
     } else {
-      const response = await fetch(url);
+      const response = await (EMBEDDED.fetch ?? fetch)(url);
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       text = await response.text();
     }
   } catch (err) {
-    throw errorFrom({ name: "AssetError", message: `cannot read ${url} (${err.message}); pass assetsUrl where bytepair's dist/ is served` });
+    throw errorFrom({ name: "AssetError", message: `cannot read ${url} (${err.message}); ${readAdvice(err, "pass assetsUrl where bytepair's dist/ is served")}` });
   }
   return JSON.parse(text);
 }
@@ -795,9 +807,10 @@ export async function train(texts, options = {}) {
   const sources = countTexts(texts);
   if (signal?.aborted) throw abortError(signal);
   const assetsUrl = normaliseAssets(options.assetsUrl);
-  const own = IS_NODE || typeof Worker !== "undefined";
-  let slot = own ? null : acquire(assetsUrl, {});
-  let backend = own ? new WorkerBackend(assetsUrl, {}) : slot.backend;
+  const threads = await threadSupport();
+  const own = threads !== null;
+  let slot = own ? null : acquire(assetsUrl, {}, threads);
+  let backend = own ? new WorkerBackend(assetsUrl, {}, threads) : slot.backend;
   const worker = own ? backend : null; // this training's own worker
   let adopted = false; // ... kept as the runtime of the page (and of the trained tokenizer)
   let stopped = false;
@@ -829,7 +842,7 @@ export async function train(texts, options = {}) {
       const shared = backends.get(assetsUrl);
       if (shared && !shared.backend.closed) {
         backend.close();
-        slot = acquire(assetsUrl, {});
+        slot = acquire(assetsUrl, {}, threads);
         backend = slot.backend;
         await backend.ready;
       } else {

@@ -53,3 +53,15 @@ export function errorFrom({ name, message, token }) {
   if (name) err.name = name;
   return err;
 }
+
+/** What to do when a local file could not be read: Deno refuses reads without its read permission
+ * (its error names the flag, NotCapable in Deno 2), which passing assetsUrl would not cure; any
+ * other failure most often means the assets are not where they were looked for. */
+export function readAdvice(err, otherwise) {
+  const text = `${err?.name ?? ""} ${err?.message ?? ""}`;
+  if (/NotCapable|PermissionDenied|--allow-read/.test(text)) {
+    return "Deno reads bytepair's assets from the package folder only with read permission: run with --allow-read " +
+      "(or --allow-read=<the folder of node_modules/bytepair/dist>)";
+  }
+  return otherwise;
+}

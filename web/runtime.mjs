@@ -11,20 +11,26 @@
 //
 // Warm starts: once a page has built its first encoding, the worker takes a memory snapshot of the
 // whole runtime (Python started, bytepair imported, that encoding's ranks built) and keeps it in the
-// origin private file system (see RuntimeSnapshots), so the next page of the origin restores it
-// instead of the shipped snapshot and skips both the ranks' download and their build. The wasm
-// module is kept there too: reading it back from the HTTP cache costs more than compiling it anew.
+// origin private file system (under Node, Deno and Bun: the user's cache folder; see stored.mjs),
+// so the next start restores it instead of the shipped snapshot and skips both the ranks' download
+// and their build. In browsers the wasm module is kept there too: reading it back from the HTTP
+// cache costs more than compiling it anew.
 //
 // Progress: { loaded, total, phase } with phase "fetching" while bytes arrive, then "compiling"
 // (the wasm module), "starting" (Python, from a snapshot), "ranks" (building the first encoding or
 // tokenizer) and "ready".
 
-const IS_NODE = typeof process === "object" && typeof process.versions?.node === "string" &&
+/** Whether Pyodide takes its Node path here (it reads files with node:fs and compiles the wasm
+ * itself): its own test, mirrored (Node, Deno and Bun all pass it). Not a choice of ours: where
+ * workers and folders come from is found by capability (backends.mjs, stored.mjs). */
+const IS_NODE = typeof process === "object" && typeof process.versions?.node === "string" && !process.browser &&
   typeof globalThis.WorkerGlobalScope === "undefined" && typeof globalThis.window === "undefined";
 
-import { errorFrom } from "./errors.mjs";
+import { EMBEDDED } from "./embedded.mjs";
+import { errorFrom, readAdvice } from "./errors.mjs";
 import { beginCall, endCall, interruptBuffer } from "./interrupts.mjs";
-import { encodeSnapshot, restoreInto, snapshotHeader, storedLength, xxh32 } from "./snapshot.mjs";
+import { encodeSnapshot, restoreInto, snapshotHeader } from "./snapshot.mjs";
+import { RuntimeSnapshots, snapshotFolder } from "./stored.mjs";
 
 const DATA_DIR = "/bytepair-data";
 
@@ -71,7 +77,8 @@ class AssetReader {
       try {
         bytes = new Uint8Array(await readFile(fileURLToPath(url)));
       } catch (err) {
-        throw bpError("AssetError", `cannot read ${path} from ${this.base}: ${err.message}. Pass assetsUrl where bytepair's dist/ is served, or build it with \`make bundle\`.`);
+        const advice = readAdvice(err, "Pass assetsUrl where bytepair's dist/ is served, or build it with `make bundle`");
+        throw bpError("AssetError", `cannot read ${path} from ${this.base}: ${err.message}. ${advice}.`);
       }
       onBytes(bytes.length);
       return bytes;
@@ -80,7 +87,7 @@ class AssetReader {
     const advice = path === "manifest.json" ? "; pass assetsUrl where bytepair's dist/ is served" : "";
     let response;
     try {
-      response = await fetch(url);
+      response = await (EMBEDDED.fetch ?? fetch)(url);
     } catch (err) {
       throw bpError("AssetError", `cannot fetch ${url}: ${err.message}${advice}`);
     }
@@ -194,7 +201,7 @@ function installFetchShim(served, assetsBase) {
     if (new URL(url).origin !== allowed) {
       throw bpError("AssetError", `bytepair never fetches from another origin (asked for ${url})`);
     }
-    return realFetch(input, init);
+    return (EMBEDDED.fetch ?? realFetch)(input, init);
   };
 }
 
@@ -209,124 +216,12 @@ function installWasmShim(wasmResponse, wasm, wasmBytes, mark) {
     const response = await source;
     if (response !== wasmResponse) return realInstantiateStreaming(response, imports);
     let module = await wasm.compiled;
-    mark(module ? (wasm.how === "kept" ? "wasm: kept copy compiled" : "wasm: compiled while fetched") : "wasm: compiled from bytes");
+    const how = { kept: "wasm: kept copy compiled", embedded: "wasm: embedded module" }[wasm.how] ?? "wasm: compiled while fetched";
+    mark(module ? how : "wasm: compiled from bytes");
     module ??= await WebAssembly.compile(wasmBytes);
     return { module, instance: await WebAssembly.instantiate(module, imports) };
   };
 }
-
-/** The origin private file system's folder, in browsers' dedicated workers (where synchronous
- * access handles exist); null everywhere else (Node, a page's main thread, browsers without it). */
-async function privateFolder() {
-  if (IS_NODE || typeof globalThis.FileSystemSyncAccessHandle === "undefined") return null;
-  return navigator.storage.getDirectory();
-}
-
-async function readWhole(folder, name) {
-  const access = await (await folder.getFileHandle(name)).createSyncAccessHandle();
-  try {
-    const bytes = new Uint8Array(access.getSize());
-    return access.read(bytes, { at: 0 }) === bytes.length ? bytes : null;
-  } finally {
-    access.close();
-  }
-}
-
-/** Memory snapshots of a fully started runtime, kept per origin in the origin private file system:
- * `bytepair-runtime-<key>.bin` (web/snapshot.mjs's stored form), `.wasm` (the verified
- * pyodide.asm.wasm) and `.json`, written last, saying the snapshot's size, the XXH32 of both files
- * (snapshot.mjs's `xxh32`: they are checked against what was written, at ~2x sha256's speed) and
- * which encodings are built in it. The key is the sha256 of the bundle's manifest.json, so a new
- * bundle never meets an old snapshot (old ones are removed when a new one is stored). Before use
- * each file's size and XXH32 must match its .json, and the caller falls back to the shipped
- * snapshot if restoring it fails anyway; a file that fails either way is removed. Why OPFS: a
- * synchronous access handle reads tens of MB in a few milliseconds. */
-const RuntimeSnapshots = {
-  prefix: "bytepair-runtime-",
-
-  /** The .json of `key`'s stored snapshot; null if there is none (or no storage). */
-  async meta(key) {
-    try {
-      const folder = await privateFolder();
-      return folder && JSON.parse(new TextDecoder().decode(await readWhole(folder, `${this.prefix}${key}.json`)));
-    } catch {
-      return null; // none stored yet, no storage, or another tab holds the file
-    }
-  },
-
-  /** `meta`'s stored snapshot, checked; null if there is none or it is unsound (then removed). */
-  async get(key, meta) {
-    let folder;
-    try {
-      folder = await privateFolder();
-      if (!folder || !meta) return null;
-      const stored = await readWhole(folder, `${this.prefix}${key}.bin`);
-      if (stored && stored.length === meta.size && storedLength(stored) === stored.length && xxh32(stored) === meta.xxh32) {
-        return stored;
-      }
-    } catch {
-      return null; // none stored, no storage, or another tab holds the file
-    }
-    await this.forget(key, folder);
-    return null;
-  },
-
-  /** The pyodide.asm.wasm kept beside `key`'s snapshot if its size is the manifest's (`entry`) and
-   * its XXH32 what `meta` says was written; null if there is none (or no storage), and a kept copy
-   * that fails is removed. */
-  async wasm(key, entry, meta) {
-    const name = `${this.prefix}${key}.wasm`;
-    let folder;
-    try {
-      folder = await privateFolder();
-      const bytes = folder && meta && (await readWhole(folder, name));
-      if (!bytes || (bytes.length === entry.size && xxh32(bytes) === meta.wasmXxh32)) return bytes || null;
-    } catch {
-      return null; // none kept, no storage, or another tab holds the file
-    }
-    await folder.removeEntry(name).catch(() => {});
-    return null;
-  },
-
-  async forget(key, folder = null) {
-    try {
-      folder ??= await privateFolder();
-      for (const ext of [".json", ".bin", ".wasm"]) await folder?.removeEntry(`${this.prefix}${key}${ext}`).catch(() => {});
-    } catch {
-      // nothing to remove
-    }
-  },
-
-  /** Store `stored` under `key` (any other key's files are removed first); false if not stored. */
-  async put(key, stored, meta, wasmBytes = null) {
-    try {
-      const folder = await privateFolder();
-      if (!folder) return false;
-      const old = [];
-      for await (const name of folder.keys()) if (name.startsWith(this.prefix)) old.push(name);
-      for (const name of old) await folder.removeEntry(name);
-      const write = async (name, bytes) => {
-        const partial = await folder.getFileHandle(`${name}.partial`, { create: true });
-        const access = await partial.createSyncAccessHandle();
-        try {
-          access.truncate(0);
-          if (access.write(bytes, { at: 0 }) !== bytes.length) throw new Error("short write");
-          access.flush();
-        } finally {
-          access.close();
-        }
-        await partial.move(name);
-      };
-      await write(`${this.prefix}${key}.bin`, stored);
-      if (wasmBytes) await write(`${this.prefix}${key}.wasm`, wasmBytes);
-      const full = { ...meta, size: stored.length, xxh32: xxh32(stored), wasmXxh32: wasmBytes ? xxh32(wasmBytes) : null };
-      await write(`${this.prefix}${key}.json`, new TextEncoder().encode(JSON.stringify(full)));
-      return true;
-    } catch {
-      return false; // storage full or unavailable, or another tab is storing one
-    }
-  },
-};
 
 /** Import one of Pyodide's ES modules by its URL, so that V8 can reuse the code it compiled last
  * time (compiling the 1.2 MB module afresh costs a quarter of a second), while its bytes are
@@ -334,6 +229,13 @@ const RuntimeSnapshots = {
 async function importVerified(reader, path, bytes) {
   const [module] = await Promise.all([import(reader.url(path)), bytes[path]]);
   return module;
+}
+
+/** Pyodide's two modules: imported by URL (verified), or as embedded (see embedded.mjs: part of
+ * the script itself there, so there are no bytes to check). */
+function pyodideModules(reader, files, bytes) {
+  if (EMBEDDED.asm && EMBEDDED.loader) return Promise.resolve([EMBEDDED.asm, EMBEDDED.loader]);
+  return Promise.all([importVerified(reader, files.module, bytes), importVerified(reader, files.loader, bytes)]);
 }
 
 export class Runtime {
@@ -352,10 +254,11 @@ export class Runtime {
     const manifest = JSON.parse(new TextDecoder().decode(manifestBytes));
     const loader = new VerifiedLoader(reader, manifest, onProgress);
     const files = manifest.runtime;
-    const others = Object.values(files).filter((p) => p !== files.wasm);
+    const embeddedModules = EMBEDDED.asm && EMBEDDED.loader ? [files.module, files.loader] : [];
+    const others = Object.values(files).filter((p) => p !== files.wasm && !embeddedModules.includes(p));
     loader.expect(others);
     const bytes = Object.fromEntries(others.map((p) => [p, loader.load(p)]));
-    const modules = Promise.all([importVerified(reader, files.module, bytes), importVerified(reader, files.loader, bytes)]);
+    const modules = pyodideModules(reader, files, bytes);
 
     // The wasm module: the copy kept beside a stored runtime snapshot if there is a sound one, else
     // fetched, compiling as it downloads. Why keep a copy: on a warm page the HTTP cache takes
@@ -364,20 +267,26 @@ export class Runtime {
     // copy misses V8's code cache (functions compile lazily as they first run, ~60 ms more after
     // instantiation), and still the warm start was 0.87x as long (measured over 10 rounds of warm starts).
     const key = await sha256(manifestBytes);
-    const stash = await RuntimeSnapshots.meta(key);
+    const folder = await snapshotFolder(IS_NODE);
+    const stash = await RuntimeSnapshots.meta(folder, key);
     const wasm = {};
-    const kept = await RuntimeSnapshots.wasm(key, loader.entry(files.wasm), stash);
+    const kept = await RuntimeSnapshots.wasm(folder, key, loader.entry(files.wasm), stash);
     if (kept) {
       wasm.compiled = WebAssembly.compile(kept).catch(() => null);
       wasm.how = "kept";
       bytes[files.wasm] = Promise.resolve(kept);
+    } else if (EMBEDDED.wasm) { // compiled already; its bytes are still read: the shipped snapshot is stored against them
+      wasm.compiled = Promise.resolve(EMBEDDED.wasm);
+      wasm.how = "embedded";
+      loader.expect([files.wasm]);
+      bytes[files.wasm] = loader.load(files.wasm);
     } else {
       loader.expect([files.wasm]);
       bytes[files.wasm] = loader.load(files.wasm, wasm);
     }
 
     // The origin's own snapshot of a started runtime, if a page of this bundle stored one.
-    const warm = await RuntimeSnapshots.get(key, stash);
+    const warm = await RuntimeSnapshots.get(folder, key, stash);
     mark(warm ? "runtime snapshot: hit" : "runtime snapshot: miss");
     const built = new Set(warm ? stash.encodings : []);
     const firstData = (firstEncoding && !built.has(firstEncoding) && manifest.encodings[firstEncoding]?.file) ||
@@ -447,7 +356,7 @@ export class Runtime {
     };
 
     // Snapshots of this runtime can be stored only where the folder for them exists.
-    const canStore = (await privateFolder().catch(() => null)) !== null;
+    const canStore = folder !== null;
     const runtime = new Runtime(manifest, loader, timings, prefetched);
     runtime.served = served; // loadPackages hands Pyodide verified wheels through it
     if (warm) {
@@ -456,13 +365,14 @@ export class Runtime {
         for (const name of built) runtime.encodings.set(name, Promise.resolve(name));
       } catch (err) {
         mark("runtime snapshot: failed");
-        await RuntimeSnapshots.forget(key);
+        await RuntimeSnapshots.forget(folder, key);
         runtime.pyodide = null;
       }
     }
     if (!runtime.pyodide) {
       runtime.pyodide = await boot(await shipped(), canStore);
       if (canStore) runtime.snapshotKey = key; // take one once the first encoding is built
+      runtime.snapshotFolder = folder;
     }
     runtime.pyodide.FS.mkdirTree(DATA_DIR);
     if (control) {
@@ -509,7 +419,7 @@ export class Runtime {
     this.snapshotStored = (async () => {
       const stored = encodeSnapshot(raw, null); // kept here only: the raw form, quicker to restore
       raw = null;
-      const ms = (await RuntimeSnapshots.put(key, stored, { encodings }, this.wasmModule)) ? performance.now() - t0 : -1;
+      const ms = (await RuntimeSnapshots.put(this.snapshotFolder, key, stored, { encodings }, this.wasmModule)) ? performance.now() - t0 : -1;
       this.timings["runtime snapshot: stored"] = ms;
       return ms;
     })().catch(() => -1);

@@ -14,6 +14,8 @@ import { TokenizerService } from "./service.mjs";
 // runtime, snapshot: a round trip each, a revalidation each on a warm page).
 import { nodeModule } from "./runtime.mjs";
 import "./snapshot.mjs";
+import "./stored.mjs";
+import "./embedded.mjs";
 import "./interrupts.mjs";
 import "./errors.mjs";
 
@@ -25,10 +27,12 @@ let recycleAsked = false;
 /** Growth of the wasm memory past `baseline` that makes the worker ask to be restarted. */
 const RECYCLE_GROWTH = 256 << 20;
 
-// The channel to the caller: the Web Worker's global scope, or a Node worker thread's parentPort
-// (messages sent before its listener is attached wait on the port).
-const IN_BROWSER = typeof self !== "undefined" && typeof self.postMessage === "function";
-let port = IN_BROWSER ? self : null;
+// The channel to the caller: a Web Worker's global scope (browsers), or a worker thread's parentPort
+// (node:worker_threads: Node, Deno, Bun; messages sent before its listener is attached wait on the
+// port). Told apart by WorkerGlobalScope, which only a Web Worker has: a Bun thread also has a
+// `self.postMessage`, but the caller's messages arrive on parentPort only.
+const WEB_WORKER = typeof globalThis.WorkerGlobalScope === "function" && typeof self.postMessage === "function";
+let port = WEB_WORKER ? self : null;
 const post = (message, transfer = []) => port.postMessage(message, transfer);
 
 // After the first tokenizer opens, the worker encodes a few parts of a made-up text through a
@@ -113,7 +117,7 @@ function watchMemory(op) {
   }
 }
 
-if (IN_BROWSER) {
+if (WEB_WORKER) {
   self.onmessage = ({ data }) => onRequest(data);
 } else {
   nodeModule("node:worker_threads").then(({ parentPort }) => {

@@ -1,0 +1,209 @@
+// Memory snapshots of a fully started runtime, kept between starts: in a browser, in the origin
+// private file system; under Node, Deno and Bun, in the user's cache folder. The next start
+// restores one straight into WebAssembly memory instead of starting from the shipped snapshot and
+// building its encodings' ranks again (runtime.mjs decides when to store and restore).
+//
+// Why a module of its own: both places hold the same three files per key and follow the same rules
+// (written whole under a temporary name, then moved; the .json last; each file checked against it
+// before use); only how bytes reach a folder differs, which is each folder's four methods here.
+//
+// Files: `bytepair-runtime-<key>.bin` (web/snapshot.mjs's stored form), `.wasm` (the verified
+// pyodide.asm.wasm, kept in browsers only: there reading it back from the HTTP cache costs more than
+// this; a host reads it from the package) and `.json`, written last, saying the snapshot's size, the
+// XXH32 of both files (snapshot.mjs's `xxh32`: they are checked against what was written, at ~2x
+// sha256's speed) and which encodings are built in it. The key is the sha256 of the bundle's
+// manifest.json, so a new bundle never meets an old snapshot. A file that fails its check is removed.
+//
+// The host's folder: $BYTEPAIR_CACHE_DIR if set; else $XDG_CACHE_HOME/bytepair or ~/.cache/bytepair
+// (Linux and other Unixes), ~/Library/Caches/bytepair (macOS), %LOCALAPPDATA%\bytepair\Cache
+// (Windows). BYTEPAIR_CACHE=off keeps nothing there. Without the rights to read the environment or to
+// write there (Deno without --allow-env or --allow-write), nothing is kept, silently.
+//
+//   const folder = await snapshotFolder(true);   // null: nowhere to keep them
+//   const meta = await RuntimeSnapshots.meta(folder, key);
+//   const stored = await RuntimeSnapshots.get(folder, key, meta);   // checked, or null
+
+import { xxh32, storedLength } from "./snapshot.mjs";
+
+/** import() of a host module by name (bundlers for the browser must not resolve it: see backends.mjs). */
+const hostModule = (name) => import(/* webpackIgnore: true */ /* @vite-ignore */ name);
+
+/** The origin private file system (browsers' dedicated workers, where synchronous access handles
+ * read tens of MB in a few milliseconds); one key kept. */
+async function opfsFolder() {
+  const root = await navigator.storage.getDirectory();
+  return {
+    keep: 1,
+    keepsWasm: true,
+    async read(name) {
+      let handle;
+      try {
+        handle = await root.getFileHandle(name);
+      } catch {
+        return null; // not there
+      }
+      const access = await handle.createSyncAccessHandle();
+      try {
+        const bytes = new Uint8Array(access.getSize());
+        return access.read(bytes, { at: 0 }) === bytes.length ? bytes : null;
+      } finally {
+        access.close();
+      }
+    },
+    async write(name, bytes) {
+      const partial = await root.getFileHandle(`${name}.partial`, { create: true });
+      const access = await partial.createSyncAccessHandle();
+      try {
+        access.truncate(0);
+        if (access.write(bytes, { at: 0 }) !== bytes.length) throw new Error("short write");
+        access.flush();
+      } finally {
+        access.close();
+      }
+      await partial.move(name);
+    },
+    remove: (name) => root.removeEntry(name).catch(() => {}),
+    async names() {
+      const names = [];
+      for await (const name of root.keys()) names.push(name);
+      return names;
+    },
+  };
+}
+
+/** The user's cache folder for bytepair under Node, Deno and Bun (see the top of this module), or
+ * null if there is none to be had. Two keys kept (two projects on different versions would
+ * otherwise take turns in replacing each other's). */
+async function hostFolder() {
+  const env = globalThis.process?.env;
+  if (!env || /^(0|off|no|false)$/i.test(env.BYTEPAIR_CACHE ?? "")) return null;
+  const [fs, path, os] = await Promise.all(["node:fs/promises", "node:path", "node:os"].map(hostModule));
+  let dir = env.BYTEPAIR_CACHE_DIR;
+  if (!dir) {
+    const home = os.homedir();
+    const xdg = env.XDG_CACHE_HOME && path.isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : path.join(home, ".cache");
+    dir = process.platform === "win32" ? path.join(env.LOCALAPPDATA || path.join(home, "AppData", "Local"), "bytepair", "Cache")
+      : process.platform === "darwin" ? path.join(home, "Library", "Caches", "bytepair")
+      : path.join(xdg, "bytepair");
+  }
+  await fs.mkdir(dir, { recursive: true });
+  await fs.access(dir, fs.constants.W_OK);
+  const at = (name) => path.join(dir, name);
+  return {
+    keep: 2,
+    keepsWasm: false,
+    dir,
+    async read(name) {
+      try {
+        const buffer = await fs.readFile(at(name));
+        return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+      } catch {
+        return null;
+      }
+    },
+    async write(name, bytes) {
+      const partial = at(`${name}.${process.pid}.partial`);
+      try {
+        await fs.writeFile(partial, bytes);
+        await fs.rename(partial, at(name)); // atomic: a reader sees the old file or the new one
+      } finally {
+        await fs.rm(partial, { force: true });
+      }
+    },
+    remove: (name) => fs.rm(at(name), { force: true }),
+    /** Newest first (by modification time): put() keeps the newest keys. */
+    async names() {
+      const names = await fs.readdir(dir);
+      const times = await Promise.all(names.map((name) => fs.stat(at(name)).then((s) => s.mtimeMs, () => 0)));
+      return names.map((name, i) => [name, times[i]]).sort((a, b) => b[1] - a[1]).map(([name]) => name);
+    },
+    /** Mark `name` used now, so that put() keeps it. */
+    touch: (name) => fs.utimes(at(name), new Date(), new Date()).catch(() => {}),
+  };
+}
+
+const folders = new Map();
+/** Where runtime snapshots are kept here: the host's cache folder when `host` (the runtime runs as
+ * under Node: Node, Deno, Bun), else the origin private file system in a browser's worker; null if
+ * neither can be had (a page's main thread, a browser without it, workerd, the cache turned off). */
+export function snapshotFolder(host) {
+  const kind = host ? "host" : typeof globalThis.FileSystemSyncAccessHandle === "undefined" ? null : "opfs";
+  if (!kind) return Promise.resolve(null);
+  if (!folders.has(kind)) folders.set(kind, (kind === "host" ? hostFolder() : opfsFolder()).catch(() => null));
+  return folders.get(kind);
+}
+
+export const RuntimeSnapshots = {
+  prefix: "bytepair-runtime-",
+
+  /** The .json of `key`'s stored snapshot; null if there is none (or no folder). */
+  async meta(folder, key) {
+    try {
+      const bytes = folder && (await folder.read(`${this.prefix}${key}.json`));
+      return bytes ? JSON.parse(new TextDecoder().decode(bytes)) : null;
+    } catch {
+      return null; // unreadable, or another tab holds the file
+    }
+  },
+
+  /** `meta`'s stored snapshot, checked; null if there is none or it is unsound (then removed). */
+  async get(folder, key, meta) {
+    if (!folder || !meta) return null;
+    try {
+      const stored = await folder.read(`${this.prefix}${key}.bin`);
+      if (stored && stored.length === meta.size && storedLength(stored) === stored.length && xxh32(stored) === meta.xxh32) {
+        await folder.touch?.(`${this.prefix}${key}.json`);
+        return stored;
+      }
+    } catch {
+      return null; // another tab holds the file
+    }
+    await this.forget(folder, key);
+    return null;
+  },
+
+  /** The pyodide.asm.wasm kept beside `key`'s snapshot if its size is the manifest's (`entry`) and
+   * its XXH32 what `meta` says was written; null if there is none, and a kept copy that fails is removed. */
+  async wasm(folder, key, entry, meta) {
+    if (!folder?.keepsWasm || !meta?.wasmXxh32) return null;
+    const name = `${this.prefix}${key}.wasm`;
+    try {
+      const bytes = await folder.read(name);
+      if (!bytes || (bytes.length === entry.size && xxh32(bytes) === meta.wasmXxh32)) return bytes;
+    } catch {
+      return null; // another tab holds the file
+    }
+    await folder.remove(name);
+    return null;
+  },
+
+  async forget(folder, key) {
+    for (const ext of [".json", ".bin", ".wasm"]) await folder?.remove(`${this.prefix}${key}${ext}`).catch(() => {});
+  },
+
+  /** Store `stored` under `key` (with `wasmBytes` where the folder keeps them), removing the files of
+   * all but the folder's newest `keep - 1` other keys first; false if not stored. */
+  async put(folder, key, stored, meta, wasmBytes = null) {
+    if (!folder) return false;
+    try {
+      const others = [];
+      for (const name of await folder.names()) {
+        if (!name.startsWith(this.prefix) || !name.endsWith(".json")) continue;
+        const other = name.slice(this.prefix.length, -".json".length);
+        if (other !== key) others.push(other);
+      }
+      for (const other of others.slice(folder.keep - 1)) await this.forget(folder, other);
+      for (const name of await folder.names()) { // partial files another writer left (it died)
+        if (name.startsWith(this.prefix) && name.endsWith(".partial") && folder.keep === 1) await folder.remove(name);
+      }
+      const wasm = folder.keepsWasm ? wasmBytes : null;
+      await folder.write(`${this.prefix}${key}.bin`, stored);
+      if (wasm) await folder.write(`${this.prefix}${key}.wasm`, wasm);
+      const full = { ...meta, size: stored.length, xxh32: xxh32(stored), wasmXxh32: wasm ? xxh32(wasm) : null };
+      await folder.write(`${this.prefix}${key}.json`, new TextEncoder().encode(JSON.stringify(full)));
+      return true;
+    } catch {
+      return false; // storage full or unavailable, or another tab is storing one
+    }
+  },
+};
