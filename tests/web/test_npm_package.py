@@ -111,7 +111,8 @@ def test_every_export_resolves(project: Path) -> None:
         'const { createTokenizer } = await import("bytepair");'
         'console.log(Object.keys(pkg.exports).join(" "), manifest.bytepair === pkg.version, typeof createTokenizer);'
     )
-    assert _module_output(project, script) == [".", "./counter", "./manifest.json", "./package.json", "true", "function"]
+    assert _module_output(project, script) == [".", "./workerd", "./counter", "./manifest.json", "./dist/*", "./package.json", "true",
+                                               "function"]
 
 
 def test_npx_bytepair_count(project: Path) -> None:

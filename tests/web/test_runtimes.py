@@ -1,0 +1,231 @@
+"""The npm package in every JavaScript runtime it claims (README, "Where it runs"): Node, Deno, Bun and
+Cloudflare's workerd, each from the devDependencies (npm packages `deno`, `bun`, `workerd`: the
+binaries they ship), run offline on the tarball `build/pack.mjs` makes, installed into a scratch
+project. In each, an o200k_base tokenizer and a tokenizer.json one (GPT-2's, read by the runtime)
+encode the same texts, and the ids must be the reference's: tiktoken-compatible bytepair natively for
+o200k_base (itself held to tiktoken by the parity suites) and Hugging Face `tokenizers` for the
+tokenizer.json.
+
+Node, Deno and Bun run a worker thread (node:worker_threads) and keep the started runtime in the
+user's cache folder (BYTEPAIR_CACHE_DIR here): a second process restores it ("runtime snapshot:
+hit"). workerd has no threads and no module URLs: `bytepair/workerd` runs in the request's isolate,
+with Pyodide's wasm and modules imported statically and the other assets from a disk service bound
+as the Worker's ASSETS (what Wrangler's static assets are); the config is written here.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+import bytepair
+
+from tests.browser import ROOT
+from tests.conftest import corpus_texts
+from tests.hf_reference import hf_folder
+from tests.web.test_npm_package import NODE, NPM, OFFLINE, _run
+
+pytestmark = pytest.mark.browser
+BIN = ROOT / "node_modules" / ".bin"
+TEXTS = [
+    "hello world",
+    "Emoji: 🙂 🫠 👩‍👩‍👧 🏳️‍🌈 ✌🏽 𠀀",
+    "don't  stop\n\n\tnow 12345 <|endoftext|>",
+    *list(corpus_texts().values())[:3],
+]
+
+# What each runtime runs: stdin has the texts and the tokenizer.json's path; stdout the ids and the
+# runtime's timings. The same file for Node, Deno and Bun.
+PROBE = """
+import { createTokenizer } from "bytepair";
+import { readFileSync } from "node:fs";
+const { texts, json } = JSON.parse(readFileSync(0, "utf8"));
+const o200k = await createTokenizer({ encoding: "o200k_base" });
+const gpt2 = await createTokenizer({ tokenizerJson: json });
+const out = { o200k: [], json: [] };
+for (const text of texts) {
+  out.o200k.push(Array.from(await o200k.encode(text, { disallowedSpecial: [] })));
+  out.json.push(Array.from(await gpt2.encode(text)));
+}
+const timings = await o200k.backend.request("timings", {});
+out.warm = "runtime snapshot: hit" in timings;
+o200k.dispose();
+gpt2.dispose();
+console.log(JSON.stringify(out));
+"""
+
+WORKERD_SCRIPT = """
+import { createTokenizer } from "bytepair/workerd";
+export default {
+  async fetch(request, env) {
+    try {
+      if (new URL(request.url).pathname === "/no-assets") {
+        const err = await createTokenizer({ encoding: "o200k_base" }).catch((e) => e);
+        return new Response(`${err.name}: ${err.message}`);
+      }
+      const { texts, json } = await request.json();
+      const o200k = await createTokenizer({ encoding: "o200k_base", assets: env.ASSETS });
+      const gpt2 = await createTokenizer({ tokenizerJson: json, assets: env.ASSETS });
+      const out = { o200k: [], json: [] };
+      for (const text of texts) {
+        out.o200k.push(Array.from(await o200k.encode(text, { disallowedSpecial: [] })));
+        out.json.push(Array.from(await gpt2.encode(text)));
+      }
+      return Response.json(out);
+    } catch (err) {
+      return new Response(`${err.name}: ${err.message}`, { status: 500 });
+    }
+  },
+};
+"""
+
+
+def expected() -> dict:
+    from tokenizers import Tokenizer as HFTokenizer
+
+    o200k = bytepair.get_encoding("o200k_base")
+    hf = HFTokenizer.from_file(str(hf_folder("gpt2") / "tokenizer.json"))
+    return {
+        "o200k": [o200k.encode(t, disallowed_special=()) for t in TEXTS],
+        "json": [hf.encode(t, add_special_tokens=False).ids for t in TEXTS],
+    }
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory) -> Path:
+    """The tarball installed into a scratch project (no registry), with the probe beside it."""
+    from tests.browser import require_bundle
+
+    require_bundle()
+    if not NODE or not NPM:
+        pytest.fail("node and npm are needed (make test installs them)")
+    out = tmp_path_factory.mktemp("runtimes-pack")
+    result = _run([NODE, str(ROOT / "build" / "pack.mjs"), "--out", str(out)], ROOT)
+    assert result.returncode == 0, result.stderr.decode()
+    tarball = result.stdout.decode().strip().splitlines()[-1]
+    folder = tmp_path_factory.mktemp("runtimes-project")
+    (folder / "package.json").write_text(json.dumps({"name": "scratch", "version": "1.0.0", "type": "module", "private": True}))
+    result = _run([NPM, "install", "--offline", "--no-audit", "--no-fund", tarball], folder)
+    assert result.returncode == 0, result.stderr.decode()
+    (folder / "probe.mjs").write_text(PROBE)
+    return folder
+
+
+def _binary(name: str) -> str:
+    path = BIN / name
+    if not path.exists():
+        pytest.fail(f"{name} is not installed: it is a devDependency (make test runs npm ci)")
+    return str(path)
+
+
+COMMANDS = {
+    "node": lambda: [NODE, "probe.mjs"],
+    "deno": lambda: [_binary("deno"), "run", "--allow-read", "--allow-env", "--allow-write", "--allow-sys", "probe.mjs"],
+    "bun": lambda: [_binary("bun"), "probe.mjs"],
+}
+
+
+@pytest.mark.parametrize("runtime", list(COMMANDS))
+def test_runtime_ids_equal_the_reference_and_start_warm(runtime: str, project: Path, tmp_path: Path) -> None:
+    """Cold (empty cache folder), then warm: the second process restores the stored runtime."""
+    env = {**OFFLINE, "BYTEPAIR_CACHE_DIR": str(tmp_path / "cache"), "NO_COLOR": "1", "DENO_NO_UPDATE_CHECK": "1"}
+    stdin = json.dumps({"texts": TEXTS, "json": str(hf_folder("gpt2") / "tokenizer.json")}).encode()
+    want = expected()
+    for round_ in ("cold", "warm"):
+        result = subprocess.run(COMMANDS[runtime](), cwd=project, input=stdin, capture_output=True, timeout=180, env=env)
+        assert result.returncode == 0, f"{runtime} ({round_}): {result.stderr.decode()[-3000:]}"
+        out = json.loads(result.stdout.decode().strip().splitlines()[-1])
+        assert out["o200k"] == want["o200k"], runtime
+        assert out["json"] == want["json"], runtime
+        assert out["warm"] == (round_ == "warm"), f"{runtime} {round_}: {sorted((tmp_path / 'cache').glob('*'))}"
+    assert sorted(p.suffix for p in (tmp_path / "cache").iterdir()) == [".bin", ".json"]
+
+
+def test_runtime_cache_can_be_turned_off(project: Path, tmp_path: Path) -> None:
+    env = {**OFFLINE, "BYTEPAIR_CACHE": "off", "XDG_CACHE_HOME": str(tmp_path / "xdg"), "HOME": str(tmp_path)}
+    stdin = json.dumps({"texts": TEXTS[:1], "json": str(hf_folder("gpt2") / "tokenizer.json")}).encode()
+    result = subprocess.run([NODE, "probe.mjs"], cwd=project, input=stdin, capture_output=True, timeout=180, env=env)
+    assert result.returncode == 0, result.stderr.decode()[-3000:]
+    assert not (tmp_path / "xdg").exists() and not (tmp_path / ".cache").exists()
+
+
+def test_deno_without_read_permission_names_allow_read(project: Path) -> None:
+    result = subprocess.run([_binary("deno"), "run", "probe.mjs"], cwd=project, input=b'{"texts": [], "json": ""}',
+                            capture_output=True, timeout=120, env={**OFFLINE, "NO_COLOR": "1", "DENO_NO_UPDATE_CHECK": "1"})
+    assert result.returncode != 0
+    stderr = result.stderr.decode()
+    assert "AssetError" in stderr and "run with --allow-read" in stderr, stderr[-2000:]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def workerd_config(project: Path, port: int) -> str:
+    """A workerd config serving the probe Worker: every module of bytepair/workerd listed (what Wrangler
+    bundles), Pyodide's wasm as a wasm module, dist/ as a disk service bound as ASSETS."""
+    dist = project / "node_modules" / "bytepair" / "dist"
+    modules = ['(name = "worker.mjs", esModule = embed "worker.mjs")']
+    for path in sorted([*dist.glob("*.mjs"), dist / "pyodide" / "pyodide.asm.mjs", dist / "pyodide" / "pyodide.mjs"]):
+        rel = path.relative_to(project).as_posix()
+        modules.append(f'(name = "{rel}", esModule = embed "{rel}")')
+    wasm = (dist / "pyodide" / "pyodide.asm.wasm").relative_to(project).as_posix()
+    modules.append(f'(name = "{wasm}", wasm = embed "{wasm}")')
+    listed = ",\n    ".join(modules)
+    return f"""using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [
+    (name = "main", worker = .probe),
+    (name = "assets", disk = (path = "{dist}", writable = false)),
+  ],
+  sockets = [(name = "http", address = "127.0.0.1:{port}", http = (), service = "main")],
+);
+const probe :Workerd.Worker = (
+  modules = [
+    {listed}
+  ],
+  bindings = [(name = "ASSETS", service = "assets")],
+  compatibilityDate = "2025-09-01",
+);
+"""
+
+
+def test_workerd_runs_in_process(project: Path) -> None:
+    """workerd, offline, on a config written here: the Worker imports "bytepair/workerd" (resolved
+    here through the module names: the Worker imports node_modules/bytepair/dist/workerd.mjs)."""
+    (project / "worker.mjs").write_text(WORKERD_SCRIPT.replace('"bytepair/workerd"', '"./node_modules/bytepair/dist/workerd.mjs"'))
+    port = _free_port()
+    (project / "config.capnp").write_text(workerd_config(project, port))
+    server = subprocess.Popen([_binary("workerd"), "serve", "config.capnp"], cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        body = json.dumps({"texts": TEXTS, "json": (hf_folder("gpt2") / "tokenizer.json").read_text(encoding="utf-8")}).encode()
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                request = urllib.request.Request(f"http://127.0.0.1:{port}/", data=body, method="POST")
+                with urllib.request.urlopen(request, timeout=120) as response:
+                    out = json.loads(response.read())
+                break
+            except urllib.error.HTTPError as err:
+                pytest.fail(f"workerd answered {err.code}: {err.read().decode()[:2000]}")
+            except (ConnectionError, urllib.error.URLError):
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise
+                time.sleep(0.3)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/no-assets", timeout=30) as response:
+            refusal = response.read().decode()
+    finally:
+        server.terminate()
+        log = server.communicate(timeout=30)[0].decode()
+    want = expected()
+    assert out["o200k"] == want["o200k"], log[-2000:]
+    assert out["json"] == want["json"], log[-2000:]
+    assert refusal.startswith("InvalidInputError: ") and "env.ASSETS" in refusal  # the binding is required, and named
