@@ -45,12 +45,13 @@ from .processors.padding import padded_length, padding_settings
 from .processors.truncation import truncation_settings
 from .text.checks import require_count, require_str, require_words
 from .tokenizer_files import TokenizerFiles
+from .tokenizer_stages import TokenizerStages
 from .tokenizer_streams import TokenizerStreams
 
 __all__ = ["DecodeStream", "Encoded", "Tokenizer"]
 
 
-class Tokenizer(TokenizerFiles, TokenizerStreams):
+class Tokenizer(TokenizerStages, TokenizerFiles, TokenizerStreams):
     """A ``tokenizer.json`` BPE tokenizer with HF ``tokenizers``' methods and results."""
 
     def __init__(
@@ -78,48 +79,6 @@ class Tokenizer(TokenizerFiles, TokenizerStreams):
         self._source = source or {}
         self._padding: dict[str, Any] | None = None
         self._truncation: dict[str, Any] | None = None
-
-    # ---------------------------------------------------------------- stages
-    @property
-    def model(self) -> Any:
-        return self.pipeline.model
-
-    @model.setter
-    def model(self, value: Any) -> None:
-        byte_level = bool(getattr(self.pre_tokenizer, "byte_level", False))
-        self.pipeline.set_stage(model=stage_value("model", value, lambda obj: model_from_json(obj, byte_level=byte_level)))
-
-    @property
-    def normalizer(self) -> Normalizer | None:
-        return self.pipeline.normalizer
-
-    @normalizer.setter
-    def normalizer(self, value: Any) -> None:
-        self.pipeline.set_stage(normalizer=stage_value("normalizer", value))
-
-    @property
-    def pre_tokenizer(self) -> PreTokenizer | None:
-        return self.pipeline.pre_tokenizer
-
-    @pre_tokenizer.setter
-    def pre_tokenizer(self, value: Any) -> None:
-        self.pipeline.set_stage(pre_tokenizer=stage_value("pre_tokenizer", value))
-
-    @property
-    def post_processor(self) -> PostProcessor | None:
-        return self._post_processor
-
-    @post_processor.setter
-    def post_processor(self, value: Any) -> None:
-        self._post_processor = stage_value("post_processor", value)
-
-    @property
-    def decoder(self) -> Decoder | None:
-        return self._decoder
-
-    @decoder.setter
-    def decoder(self, value: Any) -> None:
-        self._decoder = stage_value("decoder", value)
 
     @property
     def engine(self) -> Engine:

@@ -208,6 +208,10 @@ class TokenizerFiles:
         added = list(self._added)
         if self._source:
             data = {**self._source, "model": {**self._source["model"], **self.model.vocabulary_json()}}
+        elif hasattr(self.model, "to_json"):  # made from its stages (Tokenizer(models.BPE(...)))
+            data = {stage: (None if value is None else value.to_json()) for stage, value in (
+                ("normalizer", self.normalizer), ("pre_tokenizer", self.pre_tokenizer),
+                ("post_processor", self.post_processor), ("decoder", self.decoder), ("model", self.model))}
         else:
             data = self._rank_table_json()
         data.setdefault("version", "1.0")

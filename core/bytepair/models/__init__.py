@@ -17,10 +17,11 @@ from typing import Any, Protocol
 
 from .bpe import BPEModel, RankModel
 from .token import Token
+from .unigram import Unigram
 from .wordlevel import WordLevel
 from .wordpiece import WordPiece
 
-__all__ = ["BPE", "BPEModel", "Model", "RankModel", "Token", "WordLevel", "WordPiece"]
+__all__ = ["BPE", "BPEModel", "Model", "RankModel", "Token", "Unigram", "WordLevel", "WordPiece"]
 
 BPE = BPEModel
 """HF's name (``tokenizers.models.BPE``) for the merges model of a ``tokenizer.json``."""
@@ -29,7 +30,8 @@ BPE = BPEModel
 class Model(Protocol):
     """What a model offers the engine and the faces (``long_piece_encoder`` and ``clear_memos`` are
     optional). ``vocabulary_json()`` gives the keys of the model's ``tokenizer.json`` object that hold
-    its vocabulary (a tokenizer keeps the rest of the file and writes these back from the model)."""
+    its vocabulary (a tokenizer keeps the rest of the file and writes these back from the model);
+    ``to_json()`` the whole object (for a model assigned to a tokenizer, and ``save``)."""
 
     def encode_piece(self, piece: str) -> tuple[int, ...]: ...
 
@@ -40,3 +42,5 @@ class Model(Protocol):
     def get_vocab_size(self) -> int: ...
 
     def vocabulary_json(self) -> dict[str, Any]: ...
+
+    def to_json(self) -> dict[str, Any]: ...

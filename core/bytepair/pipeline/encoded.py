@@ -17,9 +17,11 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import InvalidInputError
+from ..text.checks import require_count
 from ..processors.base import Piecewise, PostProcessor
 from ..processors.truncation import truncate
 from ..text.offsets import first_token_at
+from .encoded_edits import merged, padded_ranges, ranges_of, set_ranges, truncated
 
 __all__ = ["Encoded", "post_processed", "to_piecewise"]
 
@@ -139,6 +141,23 @@ class Encoded:
             "word_ids": list(seq.word_ids), "sequence_ids": list(seq.sequence_ids), "overflowing": [],
         })
 
+    # ---------------------------------------------------------------- HF's edits (encoded_edits.py)
+    @staticmethod
+    def merge(encodings: list[Encoded], growing_offsets: bool = True) -> Encoded:
+        """One encoding of several, one after another (HF's ``Encoding.merge``)."""
+        return merged(encodings, growing_offsets, cls=Encoded)
+
+    def truncate(self, max_length: int, stride: int = 0, direction: str = "right") -> None:
+        """Keep ``max_length`` tokens; the rest become ``overflowing`` windows (HF's ``truncate``)."""
+        truncated(self, max_length, stride, direction)
+
+    def set_sequence_id(self, sequence_id: int) -> None:
+        """Mark every token as from text ``sequence_id`` (HF's ``set_sequence_id``)."""
+        require_count(sequence_id, "sequence_id")
+        ranges = ranges_of(self)
+        ranges[sequence_id] = (0, len(self.ids))
+        set_ranges(self, ranges)
+
     def pad(self, length: int, *, direction: str = "right", pad_id: int = 0, pad_type_id: int = 0,
             pad_token: str = "[PAD]") -> None:
         """Pad to ``length`` (nothing if already as long), on the right or the left (keywords only,
@@ -158,6 +177,7 @@ class Encoded:
                             ("attention_mask", 0), ("special_tokens_mask", 1), ("word_ids", None), ("sequence_ids", pad_sequence_id)):
             values = getattr(self, name)
             setattr(self, name, values + [value] * n if direction == "right" else [value] * n + values)
+        padded_ranges(self, n, direction)
 
 
 def to_piecewise(encoding: Encoded, sequence_id: int = 0) -> Piecewise:

@@ -152,6 +152,17 @@ class BPEModel:
         merges = [f"{a} {b}" for a, b in self.merges] if self.merges_as_text else [[a, b] for a, b in self.merges]
         return {"vocab": dict(self.vocab), "merges": merges}
 
+    def to_json(self) -> dict[str, Any]:
+        """The whole ``model`` object of a ``tokenizer.json`` (HF's ``BPE.__getstate__`` gives the same keys).
+
+        >>> BPEModel({"a": 0, "b": 1, "ab": 2}, [["a", "b"]], unk_token="a").to_json()["unk_token"]
+        'a'
+        """
+        return {"type": "BPE", "dropout": self.dropout or None, "unk_token": self.unk_token,
+                "continuing_subword_prefix": self.continuing_subword_prefix or None,
+                "end_of_word_suffix": self.end_of_word_suffix or None, "fuse_unk": self.fuse_unk,
+                "byte_fallback": self.byte_fallback, "ignore_merges": self.ignore_merges, **self.vocabulary_json()}
+
     def rank_table(self, exclude: Collection[str] = ()) -> dict[bytes, int]:
         """Token bytes -> id (tiktoken's ranks), for byte-level BPE whose merges follow id order;
         ``exclude``: tokens left out (added tokens, which a rank table does not hold). Else
