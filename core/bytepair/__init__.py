@@ -44,6 +44,7 @@ from .added_tokens.vocabulary import AddedToken
 from .tokenizer import Encoded, Tokenizer
 from .trainers import ClassicBPE, count_pieces, load_classic, train_classic
 from .training import train, train_from_counts
+from .corpus import encode_corpus
 from .registry import (
     encoding_for_model,
     encoding_name_for_model,
@@ -114,4 +115,5 @@ __all__ = [
     "train",
     "train_classic",
     "train_from_counts",
+    "encode_corpus",
 ]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 __all__ = [
     "BytepairError",
+    "CorpusMismatchError",
     "DisallowedSpecialTokenError",
     "EmptyCorpusError",
     "EncodingRegistrationError",
@@ -187,3 +188,9 @@ class EmptyCorpusError(BytepairError, ValueError):
 class UnsavableError(BytepairError, ValueError):
     """The tokenizer cannot be written to the format asked for (the message says why and which
     formats can hold it); nothing was written."""
+
+
+class CorpusMismatchError(BytepairError, ValueError):
+    """``encode_corpus`` was asked to resume into a folder whose shards were made from other inputs,
+    another tokenizer or other options; nothing was written (the message says which differs)."""
+

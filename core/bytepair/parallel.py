@@ -33,7 +33,7 @@ import sys
 import weakref
 from array import array
 from collections.abc import Callable, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any, Literal
 
 __all__ = ["MIN_PARALLEL_CHARS", "BatchPool", "can_use_processes", "free_threaded", "pack_id_lists",
@@ -191,6 +191,8 @@ class BatchPool:
         if free_threaded():
             self._executor = ThreadPoolExecutor(n, thread_name_prefix="bytepair")
         else:
+            from concurrent.futures import ProcessPoolExecutor  # not in Pyodide: imported only here
+
             payload = self._pickled() if self._pickled is not None else pickle.dumps(owner)
             self._executor = ProcessPoolExecutor(n, initializer=_install, initargs=(payload,))
         self._workers = n

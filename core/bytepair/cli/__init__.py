@@ -1,5 +1,6 @@
 """Command line: ``bytepair count|encode|decode|inspect [FILE ...]``, ``bytepair count-chat FILE.json``,
-``bytepair list``, ``bytepair train|train-classic FILE ...`` (``cli/train.py``), and the
+``bytepair list``, ``bytepair train|train-classic FILE ...`` (``cli/train.py``), ``bytepair encode-corpus
+INPUT... -o DIR`` (``cli/corpus.py``), and the
 analysis commands ``bytepair manifest NAME|PATH``, ``bytepair diff A B``, ``bytepair analyze
 --tokenizer NAME|PATH ... [--corpus FILE ...]`` (see ``analysis/``).
 
@@ -123,6 +124,9 @@ def _parser() -> argparse.ArgumentParser:
     from .train import add_parsers as add_train_parsers
 
     add_train_parsers(sub)
+    from .corpus import add_parsers as add_corpus_parsers
+
+    add_corpus_parsers(sub)
     return parser
 
 
@@ -375,6 +379,10 @@ def _run(args: argparse.Namespace, out: BinaryIO, stdin: BinaryIO) -> int:
         from .train import run as run_training
 
         return run_training(args)
+    if args.command == "encode-corpus":
+        from .corpus import run as run_corpus
+
+        return run_corpus(args)
     if args.command == "list":
         out.write("".join(name + "\n" for name in list_encoding_names()).encode())
         return EXIT_OK
