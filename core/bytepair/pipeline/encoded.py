@@ -21,7 +21,7 @@ from ..text.checks import require_count
 from ..processors.base import Piecewise, PostProcessor
 from ..processors.truncation import truncate
 from ..text.offsets import first_token_at
-from .encoded_edits import merged, padded_ranges, ranges_of, set_ranges, truncated
+from .encoded_edits import Ranges, merged, ranges_from_ids, sequence_ids_from, truncated
 
 __all__ = ["Encoded", "post_processed", "to_piecewise"]
 
@@ -154,9 +154,31 @@ class Encoded:
     def set_sequence_id(self, sequence_id: int) -> None:
         """Mark every token as from text ``sequence_id`` (HF's ``set_sequence_id``)."""
         require_count(sequence_id, "sequence_id")
-        ranges = ranges_of(self)
+        ranges = self.sequence_ranges()
         ranges[sequence_id] = (0, len(self.ids))
-        set_ranges(self, ranges)
+        self.set_sequence_ranges(ranges)
+
+    def materialize(self) -> None:
+        """Build every field now (they are otherwise built when first read)."""
+        self._materialize()
+
+    def sequence_ranges(self) -> Ranges:
+        """Text id -> ``(first, last + 1)`` token range, as HF keeps them (none for one text without
+        a post-processor)."""
+        kept = self.__dict__.get("_ranges")
+        if kept is not None:
+            return dict(kept)
+        self._materialize()
+        if self.__dict__.get("_pad_sequence_id") == 0:
+            return {}
+        return ranges_from_ids(self.sequence_ids, self.n_sequences)
+
+    def set_sequence_ranges(self, ranges: Ranges) -> None:
+        """Give the encoding these ranges, and the sequence ids and count of texts HF reads off them."""
+        self._ranges = dict(ranges)
+        self._n_sequences = max(1, len(ranges))
+        self._pad_sequence_id = None if ranges else 0
+        self.sequence_ids = sequence_ids_from(ranges, len(self.ids))
 
     def pad(self, length: int, *, direction: str = "right", pad_id: int = 0, pad_type_id: int = 0,
             pad_token: str = "[PAD]") -> None:
@@ -177,7 +199,10 @@ class Encoded:
                             ("attention_mask", 0), ("special_tokens_mask", 1), ("word_ids", None), ("sequence_ids", pad_sequence_id)):
             values = getattr(self, name)
             setattr(self, name, values + [value] * n if direction == "right" else [value] * n + values)
-        padded_ranges(self, n, direction)
+        kept = self.__dict__.get("_ranges")
+        if kept is not None:  # ranges an edit set move with the tokens, as HF's do
+            shift = n if direction == "left" else 0
+            self.set_sequence_ranges({k: (lo + shift, hi + shift) for k, (lo, hi) in kept.items()})
 
 
 def to_piecewise(encoding: Encoded, sequence_id: int = 0) -> Piecewise:

@@ -30,7 +30,7 @@ from ..text.checks import require_count
 if TYPE_CHECKING:
     from .encoded import Encoded
 
-__all__ = ["FIELDS", "Ranges", "merged", "padded_ranges", "ranges_of", "set_ranges", "truncated"]
+__all__ = ["FIELDS", "Ranges", "merged", "ranges_from_ids", "sequence_ids_from", "truncated"]
 
 FIELDS = ("ids", "tokens", "offsets", "type_ids", "attention_mask", "special_tokens_mask", "word_ids")
 """The per-token lists besides sequence ids (those are read through the ranges)."""
@@ -38,62 +38,50 @@ FIELDS = ("ids", "tokens", "offsets", "type_ids", "attention_mask", "special_tok
 Ranges = dict[int, tuple[int, int]]
 
 
-def ranges_of(encoding: Encoded) -> Ranges:
-    """The encoding's sequence ranges: the ones an edit left, else read off its sequence ids."""
-    kept = encoding.__dict__.get("_ranges")
-    if kept is not None:
-        return dict(kept)
-    encoding._materialize()
-    if encoding.__dict__.get("_pad_sequence_id") == 0:
-        return {}  # one text without a post-processor: HF keeps no ranges
+def ranges_from_ids(sequence_ids: Sequence[int | None], n_sequences: int) -> Ranges:
+    """The ranges HF keeps for tokens of these sequence ids (each text's tokens are contiguous; an
+    empty text has an empty range, and where it sits does not matter)."""
     found: Ranges = {}
-    for index, sequence in enumerate(encoding.sequence_ids):
+    for index, sequence in enumerate(sequence_ids):
         if sequence is not None:
             start, _ = found.get(sequence, (index, index))
             found[sequence] = (start, index + 1)
-    for k in range(encoding.n_sequences):  # an empty text has an empty range (where does not matter)
+    for k in range(n_sequences):
         found.setdefault(k, (0, 0))
     return found
 
 
-def set_ranges(encoding: Encoded, ranges: Ranges) -> None:
-    """Give ``encoding`` these ranges, and the sequence ids and count of texts they make."""
-    n = len(encoding.ids)
-    encoding._ranges = dict(ranges)
-    encoding._n_sequences = max(1, len(ranges))
+def sequence_ids_from(ranges: Ranges, n: int) -> list[int | None]:
+    """HF's reading of ranges as sequence ids: for k in 0..len(ranges), the tokens of range k (every
+    token if there is no range k) get k, later over earlier; no ranges: 0 everywhere."""
     if not ranges:
-        encoding.sequence_ids = [0] * n
-        encoding._pad_sequence_id = 0
-        return
-    encoding._pad_sequence_id = None
-    # HF reads sequence ids as: for k in 0..n_sequences, the tokens of range k (all tokens if there
-    # is no range k) get k, later ones over earlier ones.
+        return [0] * n
     ids: list[int | None] = [None] * n
     for k in range(len(ranges)):
         lo, hi = ranges.get(k, (0, n))
         ids[lo:hi] = [k] * len(ids[lo:hi])
-    encoding.sequence_ids = ids
+    return ids
 
 
 def _empty(cls: type[Encoded]) -> Encoded:
     out = cls([], {name: [] for name in FIELDS[1:]})
     out.overflowing = []
-    set_ranges(out, {})
+    out.set_sequence_ranges({})
     return out
 
 
 def _copy(encoding: Encoded) -> Encoded:
-    encoding._materialize()
+    encoding.materialize()
     out = type(encoding)(list(encoding.ids), {name: list(getattr(encoding, name)) for name in FIELDS[1:]})
     out.overflowing = [_copy(o) for o in encoding.overflowing]
-    set_ranges(out, ranges_of(encoding))
+    out.set_sequence_ranges(encoding.sequence_ranges())
     return out
 
 
 def _merge_into(target: Encoded, other: Encoded, growing_offsets: bool) -> None:
     """HF's ``merge_with``: ``other`` appended to ``target``, overflows combined pairwise."""
-    target._materialize()
-    other._materialize()
+    target.materialize()
+    other.materialize()
     overflowing = []
     for mine in target.overflowing:
         for theirs in (other, *other.overflowing):
@@ -105,8 +93,8 @@ def _merge_into(target: Encoded, other: Encoded, growing_offsets: bool) -> None:
         _merge_into(combined, _copy(theirs), growing_offsets)
         overflowing.append(combined)
     length = len(target.ids)
-    ranges = ranges_of(target)
-    ranges.update({s: (lo + length, hi + length) for s, (lo, hi) in ranges_of(other).items()})
+    ranges = target.sequence_ranges()
+    ranges.update({s: (lo + length, hi + length) for s, (lo, hi) in other.sequence_ranges().items()})
     shift = target.offsets[-1][1] if (growing_offsets and target.offsets) else 0
     for name in FIELDS:
         mine_values = getattr(target, name)
@@ -115,7 +103,7 @@ def _merge_into(target: Encoded, other: Encoded, growing_offsets: bool) -> None:
             theirs_values = [(s + shift, e + shift) for s, e in theirs_values]
         setattr(target, name, mine_values + list(theirs_values))
     target.overflowing = overflowing
-    set_ranges(target, ranges)
+    target.set_sequence_ranges(ranges)
 
 
 def merged(encodings: Sequence[Encoded], growing_offsets: bool = True, cls: type[Encoded] | None = None) -> Encoded:
@@ -137,7 +125,7 @@ def truncated(encoding: Encoded, max_length: int, stride: int = 0, direction: st
     n = len(encoding.ids)
     if max_length >= n:
         return
-    encoding._materialize()
+    encoding.materialize()
     ranges: Ranges = {}  # HF's truncated encodings and their overflows keep no sequence ranges
     if max_length == 0:
         whole = _copy(encoding)  # with the ranges it had
@@ -145,7 +133,7 @@ def truncated(encoding: Encoded, max_length: int, stride: int = 0, direction: st
         for name in FIELDS:
             setattr(encoding, name, [])
         encoding.overflowing = [whole]
-        set_ranges(encoding, ranges)
+        encoding.set_sequence_ranges(ranges)
         return
     if stride >= max_length:
         raise InvalidArgumentError(f"stride ({stride}) must be less than max_length ({max_length}): each window "
@@ -167,19 +155,9 @@ def truncated(encoding: Encoded, max_length: int, stride: int = 0, direction: st
         piece = _empty(type(encoding))
         for name in FIELDS:
             setattr(piece, name, getattr(encoding, name)[start:stop])
-        set_ranges(piece, ranges)
+        piece.set_sequence_ranges(ranges)
         pieces.append(piece)
     for name in FIELDS:
         setattr(encoding, name, getattr(pieces[0], name))
     encoding.overflowing = pieces[1:]
-    set_ranges(encoding, ranges)
-
-
-def padded_ranges(encoding: Encoded, added: int, direction: str) -> None:
-    """After ``added`` padding tokens: ranges an edit left move with the tokens (left padding), and
-    the sequence ids are read through them again."""
-    kept = encoding.__dict__.get("_ranges")
-    if kept is None:
-        return
-    shift = added if direction == "left" else 0
-    set_ranges(encoding, {k: (lo + shift, hi + shift) for k, (lo, hi) in kept.items()})
+    encoding.set_sequence_ranges(ranges)
