@@ -20,10 +20,11 @@ from ..formats.component_json import build
 from ..formats.component_json import pattern as pattern_of
 from .base import Normalizer, Sequence
 from .bert import BertNormalizer
+from .precompiled import Precompiled
 from .text import Lowercase, Prepend, Replace, Strip, StripAccents
 from .unicode import NFC, NFD, NFKC, NFKD, UnicodeNormalizer
 
-__all__ = ["BertNormalizer", "NFC", "NFD", "NFKC", "NFKD", "Lowercase", "Normalizer", "Prepend", "Replace", "Sequence", "Strip",
+__all__ = ["BertNormalizer", "NFC", "NFD", "NFKC", "NFKD", "Lowercase", "Normalizer", "Precompiled", "Prepend", "Replace", "Sequence", "Strip",
            "StripAccents", "UnicodeNormalizer", "normalizer_from_json"]
 
 
@@ -47,6 +48,7 @@ _FACTORIES: dict[str, Callable[[dict[str, Any], str], Normalizer]] = {
     "Sequence": lambda o, w: Sequence(
         [n for i, step in enumerate(o.get("normalizers", [])) if (n := normalizer_from_json(step, f"{w}.normalizers[{i}]"))]
     ),
+    "Precompiled": lambda o, w: Precompiled(o.get("precompiled_charsmap") or ""),
 }
 
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from ..added_tokens.vocabulary import AddedToken
 from ..models.bpe.merges_model import BPEModel
+from ..models.unigram import unigram_from_json
 from ..models.wordlevel import wordlevel_from_json
 from ..models.wordpiece import wordpiece_from_json
 from ..text.byte_unicode import bytes_to_visible
@@ -163,6 +164,7 @@ MAX_ID = (1 << 32) - 1
 
 MODEL_READERS: dict[str, Callable[..., Any]] = {
     "BPE": _bpe_model,
+    "Unigram": unigram_from_json,
     "WordPiece": wordpiece_from_json,
     "WordLevel": wordlevel_from_json,
 }

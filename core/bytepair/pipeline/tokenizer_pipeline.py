@@ -148,9 +148,11 @@ class TokenizerPipeline:
                 spans = [(part, 0, len(part))] if self.pre_tokenizer is None else self.pre_tokenizer.spans(part)
                 for piece, s, e in spans:
                     ids = ids_of(piece)
-                    for token_id2, (ts, te) in zip(ids, self._token_char_spans(piece, ids, s, e)):
+                    # A model may name its tokens itself (Unigram: an unknown run's token is its text).
+                    strings = self.model.piece_tokens(piece, ids) if hasattr(self.model, "piece_tokens") else None
+                    for k, (token_id2, (ts, te)) in enumerate(zip(ids, self._token_char_spans(piece, ids, s, e))):
                         out.ids.append(token_id2)
-                        out.tokens.append(self.id_to_token(token_id2) or "")
+                        out.tokens.append(strings[k] if strings is not None else self.id_to_token(token_id2) or "")
                         out.offsets.append(_to_original(align, p_start + ts, p_start + te, start))
                         out.type_ids.append(type_id)
                         out.special_tokens_mask.append(0)
@@ -199,7 +201,12 @@ class TokenizerPipeline:
         shift = len(piece) - (end - start)  # characters a pre-tokenizer put in front (Metaspace, ByteLevel)
         spans = []
         pos = 0
-        for n in lengths:
+        # A model may give each token's first byte itself (Unigram: a byte-fallback run's tokens all
+        # span the run), with its length from ``piece_byte_lengths``.
+        starts = self.model.piece_byte_starts(piece, ids) if hasattr(self.model, "piece_byte_starts") else None
+        for k, n in enumerate(lengths):
+            if starts is not None:
+                pos = starts[k]
             if n <= 0 or pos >= len(data):
                 spans.append((start, start))
                 continue

@@ -1,0 +1,10 @@
+"""The Unigram language-model family: the model (``model.py``), its lattice and best path
+(``lattice.py``) and subword sampling (``sampling.py``); the trainer is ``trainers/unigram.py``.
+
+>>> Unigram([("<unk>", 0.0), ("▁a", -1.0)], unk_id=0).encode_piece("▁a")
+(1,)
+"""
+
+from .model import Unigram, unigram_from_json
+
+__all__ = ["Unigram", "unigram_from_json"]

@@ -1,0 +1,125 @@
+"""The lattice of a piece under a Unigram vocabulary: every vocabulary entry that occurs at every
+position, and the best path through them (Viterbi).
+
+Why its own module: the model (``model.py``), subword sampling (``sampling.py``) and the trainer's
+EM (``trainers/unigram.py``) all walk the same graph. Positions are characters (a vocabulary entry
+is whole characters, so HF's byte positions and these give the same paths). A node is
+``(start, end, id, score)``. HF's rules, kept exactly:
+
+* entries are tried at each start shortest first; a node replaces the best path ending where it
+  ends only if its score is strictly higher (so of equal paths the one whose last node starts
+  earliest wins);
+* a character no one-character entry covers gets an unknown node scored ``min_score - 10``
+  (``UNK_PENALTY``) - even where longer entries start there;
+* the best path's consecutive unknown nodes are fused into one (``fuse``).
+
+>>> table = PieceTable({"a": (1, -1.0), "b": (2, -2.0), "ab": (3, -2.5)})
+>>> best_path("abxab", table, unk_id=0, unk_score=-12.5)
+[(0, 2, 3), (2, 3, 0), (3, 5, 3)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ...errors import InvalidInputError
+
+__all__ = ["UNK_PENALTY", "Node", "PieceTable", "best_path", "fuse_unknown", "lattice_nodes"]
+
+UNK_PENALTY = 10.0
+"""What an unknown character costs below the lowest score (HF's and sentencepiece's ``kUnkPenalty``)."""
+
+Node = tuple[int, int, int, float]
+"""``(start, end, id, score)`` in characters of the piece."""
+
+
+class PieceTable:
+    """Vocabulary entry -> ``(id, score)``, with the longest entry's length (the search bound)."""
+
+    def __init__(self, entries: Mapping[str, tuple[int, float]]) -> None:
+        self.entries = dict(entries)
+        self.entries.pop("", None)  # an empty entry matches nothing (HF's trie never yields it)
+        self.max_length = max(map(len, self.entries), default=0)
+        # The prefixes (up to 4 characters) that begin some entry: a start whose next characters begin none
+        # is left early instead of trying every length up to ``max_length``.
+        self.prefixes = {entry[:n] for entry in self.entries for n in range(1, min(len(entry), 4) + 1)}
+
+    def matches(self, text: str, start: int) -> list[tuple[int, int, float]]:
+        """``(end, id, score)`` of every entry at ``start``, shortest first."""
+        get, prefixes = self.entries.get, self.prefixes
+        out = []
+        for end in range(start + 1, min(len(text), start + self.max_length) + 1):
+            if end - start <= 4 and text[start:end] not in prefixes:
+                break
+            found = get(text[start:end])
+            if found is not None:
+                out.append((end, found[0], found[1]))
+        return out
+
+
+def missing_unknown() -> InvalidInputError:
+    return InvalidInputError(
+        "a character of the text is not in this Unigram vocabulary and the model has no unk_id; "
+        "give the model an unk_id (or byte_fallback with <0xNN> pieces)"
+    )
+
+
+def best_path(text: str, table: PieceTable, unk_id: int | None, unk_score: float) -> list[tuple[int, int, int]]:
+    """The best segmentation of ``text`` as ``(start, end, id)`` (HF's ``encode_optimized``; unknown
+    nodes not yet fused). Raises ``InvalidInputError`` where an unknown character meets no ``unk_id``."""
+    n = len(text)
+    score = [0.0] * (n + 1)
+    back = [-1] * (n + 1)
+    ids = [0] * (n + 1)
+    matches = table.matches
+    for start in range(n):
+        here = score[start]
+        single = False
+        for end, token_id, token_score in matches(text, start):
+            candidate = token_score + here
+            if back[end] < 0 or candidate > score[end]:
+                score[end], back[end], ids[end] = candidate, start, token_id
+            if end == start + 1:
+                single = True
+        if not single:
+            if unk_id is None:
+                raise missing_unknown()
+            end = start + 1
+            candidate = unk_score + here
+            if back[end] < 0 or candidate > score[end]:
+                score[end], back[end], ids[end] = candidate, start, unk_id
+    path = []
+    end = n
+    while end > 0:
+        path.append((back[end], end, ids[end]))
+        end = back[end]
+    path.reverse()
+    return path
+
+
+def fuse_unknown(path: list[tuple[int, int, int]], unk_id: int | None) -> list[tuple[int, int, int]]:
+    """Consecutive unknown nodes as one (HF's ``fuse_unk``, always on for Unigram).
+
+    >>> fuse_unknown([(0, 1, 0), (1, 2, 0), (2, 4, 5)], 0)
+    [(0, 2, 0), (2, 4, 5)]
+    """
+    out: list[tuple[int, int, int]] = []
+    for node in path:
+        if node[2] == unk_id and out and out[-1][2] == unk_id:
+            out[-1] = (out[-1][0], node[1], unk_id)
+        else:
+            out.append(node)
+    return out
+
+
+def lattice_nodes(text: str, table: PieceTable, unk_id: int | None, unk_score: float) -> list[list[Node]]:
+    """For each start position, its nodes (HF's ``populate_nodes``: no unknown node where
+    ``unk_id`` is None, so such a lattice may have no path)."""
+    begins: list[list[Node]] = []
+    matches = table.matches
+    for start in range(len(text)):
+        nodes = [(start, end, token_id, token_score) for end, token_id, token_score in matches(text, start)]
+        if unk_id is not None and not any(node[1] == start + 1 for node in nodes):
+            nodes.append((start, start + 1, unk_id, unk_score))
+        begins.append(nodes)
+    return begins

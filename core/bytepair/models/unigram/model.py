@@ -1,0 +1,256 @@
+"""The Unigram model (HF's ``tokenizers.models.Unigram``): a vocabulary of pieces with log
+probabilities, and the most probable segmentation of each piece.
+
+Why its own model: BPE merges pairs in a fixed order; Unigram scores every way to cut a piece and
+keeps the best (``lattice.py``), and can draw other cuts at random for subword regularisation
+(``sampling.py``, with ``alpha`` and ``nbest_size`` as HF's and a ``seed`` of ours, so that a run
+can be repeated). T5, ALBERT, XLM-R, mBART and every SentencePiece Unigram ``.model`` use it.
+
+HF's rules for what comes out: a run of unknown characters is one token (the unknown id, whose
+token string is the run's own text, as HF's ``Encoding.tokens`` shows it); with ``byte_fallback``
+such a run becomes the ``<0xNN>`` tokens of its UTF-8 bytes when all 256 exist.
+
+>>> model = Unigram([("<unk>", 0.0), ("a", -1.0), ("b", -2.0), ("ab", -2.5)], unk_id=0)
+>>> model.encode_piece("abxyab"), [t.value for t in model.tokenize("abxyab")]
+((3, 0, 3), ['ab', 'xy', 'ab'])
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Sequence
+from random import Random
+from typing import Any
+
+from ...errors import InvalidArgumentError, VocabFormatError
+from ..token import Token
+from .lattice import UNK_PENALTY, PieceTable, best_path, fuse_unknown, lattice_nodes
+from .sampling import sample_nbest, sample_path
+
+__all__ = ["TRAINER", "Unigram"]
+
+TRAINER: Any = None
+"""The trainer class of this family, set by ``trainers/unigram.py`` when it is imported."""
+
+
+class Unigram:
+    """``encode_piece(str) -> ids`` by the best (or a sampled) segmentation, plus the vocabulary."""
+
+    def __init__(
+        self,
+        vocab: Sequence[tuple[str, float]] | None = None,
+        unk_id: int | None = None,
+        byte_fallback: bool = False,
+        alpha: float | None = None,
+        nbest_size: int | None = None,
+        *,
+        seed: int | None = None,
+        where: str = "model",
+    ) -> None:
+        """``vocab``: ``[(piece, score), ...]`` in id order (None: HF's default, ``[("<unk>", 0.0)]``
+        with ``unk_id`` 0). ``alpha``: sample segmentations (smoothing, 0 < alpha); ``nbest_size``:
+        among the n best only. ``seed``: the random source of sampling (ours; HF's is unseeded)."""
+        if vocab is None:
+            vocab, unk_id = [("<unk>", 0.0)], 0 if unk_id is None else unk_id
+        self.vocab = [(str(piece), float(score)) for piece, score in vocab]
+        if unk_id is not None:
+            if not self.vocab:
+                raise VocabFormatError(f"{where}.vocab is empty but unk_id is set; at least <unk> is needed")
+            if not (isinstance(unk_id, int) and 0 <= unk_id < len(self.vocab)):
+                raise VocabFormatError(f"{where}.unk_id {unk_id!r} is not an index of {where}.vocab ({len(self.vocab)} entries)")
+        self.unk_id = unk_id
+        self.byte_fallback = bool(byte_fallback)
+        self.alpha = alpha
+        self.nbest_size = nbest_size
+        self.seed = seed
+        self.rng = Random(seed)
+        self._ids = {piece: i for i, (piece, _) in enumerate(self.vocab)}  # a repeated piece: its last id, as HF
+        self.table = PieceTable({piece: (self._ids[piece], self.vocab[self._ids[piece]][1]) for piece in self._ids})
+        self.min_score = min((score for _, score in self.vocab), default=math.inf)
+        self.unk_score = self.min_score - UNK_PENALTY
+        self._byte_ids = [self._ids.get(f"<0x{b:02X}>") for b in range(256)] if self.byte_fallback else []
+        self.dropout = 0.0
+        self.token_byte_length = None  # not byte-level: offsets come from piece_byte_lengths
+
+    # ---------------------------------------------------------------- vocabulary
+    def token_to_id(self, token: str) -> int | None:
+        return self._ids.get(token)
+
+    def id_to_token(self, token_id: int) -> str | None:
+        return self.vocab[token_id][0] if 0 <= token_id < len(self.vocab) else None
+
+    def get_vocab_size(self) -> int:
+        return len(self.vocab)
+
+    def get_vocab(self) -> dict[str, int]:
+        """Piece -> id (HF's ``get_vocab``)."""
+        return dict(self._ids)
+
+    def vocabulary_json(self) -> dict[str, Any]:
+        """``model.vocab`` as a ``tokenizer.json`` writes it: ``[[piece, score], ...]``."""
+        return {"vocab": [[piece, score] for piece, score in self.vocab]}
+
+    def to_json(self) -> dict[str, Any]:
+        """The whole ``tokenizer.json`` model object, as HF writes it."""
+        return {"type": "Unigram", "unk_id": self.unk_id, **self.vocabulary_json(), "byte_fallback": self.byte_fallback}
+
+    def save(self, folder: str | os.PathLike[str], prefix: str | None = None) -> list[str]:
+        """Writes ``unigram.json`` (or ``{prefix}-unigram.json``) into ``folder``, as HF's ``save``."""
+        path = os.path.join(os.fspath(folder), f"{prefix}-unigram.json" if prefix else "unigram.json")
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(self.to_json(), f, ensure_ascii=False, indent=2)
+        return [path]
+
+    def get_trainer(self) -> Any:
+        """A ``UnigramTrainer`` with HF's defaults (``trainers/unigram.py`` sets ``TRAINER``: the
+        trainers sit above the models)."""
+        if TRAINER is None:
+            raise InvalidArgumentError("import bytepair.trainers for Unigram's trainer")
+        return TRAINER()
+
+    # ---------------------------------------------------------------- encoding
+    def segments(self, piece: str, *, sample: bool | None = None, rng: Random | None = None) -> list[tuple[int, int, int]]:
+        """The piece's cut as ``(start, end, id)`` in characters, unknown runs fused (not yet
+        split into bytes). ``sample``: draw a cut (None: when ``alpha`` is set, as HF)."""
+        if not piece:
+            return []
+        if sample is None:
+            sample = bool(self.alpha)
+        if not sample:
+            return fuse_unknown(best_path(piece, self.table, self.unk_id, self.unk_score), self.unk_id)
+        nodes = lattice_nodes(piece, self.table, self.unk_id, self.unk_score)
+        alpha = float(self.alpha or 0.0)
+        if self.nbest_size is not None and self.nbest_size > 0:
+            path = sample_nbest(nodes, len(piece), self.nbest_size, alpha, rng or self.rng)
+        else:
+            path = sample_path(nodes, len(piece), alpha, rng or self.rng)
+        return fuse_unknown(path, self.unk_id)
+
+    def encode_piece(self, piece: str, *, dropout: float = 0.0, rng: Random | None = None) -> tuple[int, ...]:
+        """Token ids of one piece (the best cut; a sampled one when ``alpha`` is set)."""
+        if dropout:
+            raise InvalidArgumentError("dropout is BPE's; a Unigram model samples with alpha (and nbest_size) instead")
+        return tuple(i for _, token_id, _ in self._tokens(piece, self.segments(piece, rng=rng)) for i in token_id)
+
+    def _tokens(self, piece: str, segments: list[tuple[int, int, int]]) -> list[tuple[str, tuple[int, ...], tuple[int, int]]]:
+        """``(token string, ids, (start, end))`` per segment: an unknown run as its byte tokens
+        where ``byte_fallback`` has them all, else as the unknown id with the run's own text."""
+        out = []
+        for start, end, token_id in segments:
+            text = piece[start:end]
+            if token_id == self.unk_id and self._ids.get(text) is None and self.byte_fallback:
+                byte_ids = [self._byte_ids[b] for b in text.encode("utf-8", "surrogatepass")]
+                if None not in byte_ids:
+                    out.append((text, tuple(byte_ids), (start, end)))  # type: ignore[arg-type]
+                    continue
+            out.append((text, (self._ids.get(text, token_id),), (start, end)))
+        return out
+
+    def tokenize(self, sequence: str) -> list[Token]:
+        """HF's ``Model.tokenize``: the tokens with their UTF-8 byte offsets in ``sequence`` (each
+        byte-fallback token spans its whole unknown run, as HF's)."""
+        tokens = []
+        offset = 0
+        for text, ids, _ in self._tokens(sequence, self.segments(sequence)):
+            n = len(text.encode("utf-8", "surrogatepass"))
+            if len(ids) > 1 or (self.byte_fallback and ids[0] != self._ids.get(text) and ids[0] != self.unk_id):
+                tokens.extend(Token(i, self.vocab[i][0], (offset, offset + n)) for i in ids)
+            else:
+                tokens.append(Token(ids[0], text, (offset, offset + n)))
+            offset += n
+        return tokens
+
+    def piece_tokens(self, piece: str, ids: tuple[int, ...]) -> list[str]:
+        """The token strings of ``ids`` (which this model gave ``piece``) as HF's ``Encoding``
+        shows them: an unknown run's token is the run's own text."""
+        out = []
+        for start, end, run in self._match(piece, ids):
+            if len(run) == 1 and run[0] == self.unk_id:
+                out.append(piece[start:end])
+            else:
+                out.extend(self.vocab[i][0] for i in run)
+        return out
+
+    def piece_byte_lengths(self, piece: str, ids: tuple[int, ...]) -> list[int]:
+        """How many UTF-8 bytes of ``piece`` each of its ``ids`` covers (for offsets): each token of
+        a byte-fallback run the whole run, as HF's."""
+        return [n for _, n in self._byte_spans(piece, ids)]
+
+    def piece_byte_starts(self, piece: str, ids: tuple[int, ...]) -> list[int]:
+        """The first UTF-8 byte of ``piece`` each of its ``ids`` covers (a byte-fallback run's tokens
+        all start where the run does)."""
+        return [s for s, _ in self._byte_spans(piece, ids)]
+
+    def _byte_spans(self, piece: str, ids: tuple[int, ...]) -> list[tuple[int, int]]:
+        out = []
+        pos = 0
+        for start, end, run in self._match(piece, ids):
+            n = len(piece[start:end].encode("utf-8", "surrogatepass"))
+            out.extend([(pos, n)] * len(run))
+            pos += n
+        return out
+
+    def _match(self, piece: str, ids: tuple[int, ...]) -> list[tuple[int, int, tuple[int, ...]]]:
+        """The spans of ``ids`` in ``piece``: the best cut when it gives these ids (always, but for
+        sampled ids), else found by walking the ids over the piece."""
+        cut = self._tokens(piece, self.segments(piece, sample=False))
+        if tuple(i for _, run, _ in cut for i in run) == tuple(ids):
+            return [(s, e, run) for _, run, (s, e) in cut]
+        found = self._walk(piece, 0, list(ids), 0)
+        if found is None:
+            return [(0, len(piece), tuple(ids))]
+        return found
+
+    def _walk(self, piece: str, pos: int, ids: list[int], k: int) -> list[tuple[int, int, tuple[int, ...]]] | None:
+        if k == len(ids):
+            return [] if pos == len(piece) else None
+        token_id = ids[k]
+        token = self.vocab[token_id][0] if 0 <= token_id < len(self.vocab) else ""
+        if token_id != self.unk_id and token and piece.startswith(token, pos) and not self._is_byte(token_id):
+            rest = self._walk(piece, pos + len(token), ids, k + 1)
+            if rest is not None:
+                return [(pos, pos + len(token), (token_id,))] + rest
+        if token_id == self.unk_id or self._is_byte(token_id):
+            for end in range(pos + 1, len(piece) + 1):
+                if token_id == self.unk_id:
+                    run, used = (token_id,), 1
+                else:
+                    data = piece[pos:end].encode("utf-8", "surrogatepass")
+                    run, used = tuple(ids[k:k + len(data)]), len(data)
+                    if run != tuple(self._byte_ids[b] for b in data):
+                        continue
+                rest = self._walk(piece, end, ids, k + used)
+                if rest is not None:
+                    return [(pos, end, run)] + rest
+        return None
+
+    def _is_byte(self, token_id: int) -> bool:
+        return self.byte_fallback and token_id in self._byte_ids
+
+    def nbest(self, piece: str, n: int) -> list[list[str]]:
+        """The ``n`` best segmentations of ``piece`` as token strings, best first (HF's lattice
+        ``nbest_tokens``; unknown runs not fused)."""
+        from .sampling import nbest_paths  # noqa: PLC0415
+
+        nodes = lattice_nodes(piece, self.table, self.unk_id, self.unk_score)
+        return [[piece[s:e] for s, e, _ in path] for path, _ in nbest_paths(nodes, len(piece), n)]
+
+
+def unigram_from_json(obj: dict[str, Any], origin: str, *, byte_level: bool = False, parts: Any = None) -> Unigram:
+    """The model of a ``tokenizer.json`` whose ``model.type`` is ``"Unigram"`` (``MODEL_READERS``).
+
+    >>> unigram_from_json({"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0], ["a", -1.0]]}, "t").encode_piece("ab")
+    (1, 0)
+    """
+    vocab = obj.get("vocab")
+    if not isinstance(vocab, list) or not all(
+            isinstance(e, (list, tuple)) and len(e) == 2 and isinstance(e[0], str)
+            and isinstance(e[1], (int, float)) and not isinstance(e[1], bool) for e in vocab):
+        raise VocabFormatError(f"{origin}: model.vocab of a Unigram model must be a list of [piece, score] pairs")
+    unk_id = obj.get("unk_id")
+    if unk_id is not None and (type(unk_id) is not int or unk_id < 0):
+        raise VocabFormatError(f"{origin}: model.unk_id must be null or an index into model.vocab, not {unk_id!r}")
+    return Unigram([(p, s) for p, s in vocab], unk_id=unk_id, byte_fallback=bool(obj.get("byte_fallback", False)),
+                   where=f"{origin}: model")

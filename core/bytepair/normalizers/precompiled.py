@@ -1,0 +1,141 @@
+"""HF's ``Precompiled`` normalizer: SentencePiece's compiled character map applied as HF applies it.
+
+Why HF's way and not sentencepiece's: a ``tokenizer.json`` converted from a ``.model`` (T5, ALBERT,
+XLM-R, mBART) is HF's, and HF applies the map per *grapheme*: a grapheme under 6 UTF-8 bytes is
+looked up whole and, if some key is a prefix of it, replaced by the *shortest* such key's string
+(``"\\r\\n"`` becomes what ``"\\r"`` becomes); otherwise each of its characters is looked up alone.
+sentencepiece itself takes the longest key at each byte (``normalizers/sentencepiece.py``). Graphemes
+are found by the extended rules for what occurs in such short clusters: CR LF, a control character
+alone, and any other character with its following combining marks (categories Mn, Me, Mc), ZWJ, ZWNJ and variation selectors
+(``graphemes``; Hangul syllable sequences and emoji sequences are 6 bytes or more, so never looked
+up whole).
+
+Offsets follow HF's bookkeeping: each rewrite tags its characters (0: replaces one input character;
++1: inserted, aligned with the input character before; a removal's count is added to the tag of the
+character put out last) and the tags are walked against the input (``walk``).
+
+>>> from ..formats.charsmap import CharsMap
+>>> norm = Precompiled(CharsMap.build({"ｶ": "カ", "™": "TM", "\\x1e": ""}))
+>>> norm.normalize_aligned("ｶ™\\x1eg")
+('カTMg', [(0, 1), (1, 2), (2, 3), (3, 4)])
+"""
+
+from __future__ import annotations
+
+import base64
+import unicodedata
+from typing import Any
+
+from ..formats.charsmap import CharsMap
+from .base import Alignment, Normalizer
+
+__all__ = ["Precompiled", "graphemes", "walk"]
+
+_JOINERS = frozenset("\u200c\u200d") | frozenset(map(chr, range(0xFE00, 0xFE10)))
+
+
+def _extends(ch: str) -> bool:
+    return ch in _JOINERS or unicodedata.category(ch) in ("Mn", "Me", "Mc")
+
+
+def _is_control(ch: str) -> bool:
+    """Grapheme_Cluster_Break=Control (never joined with what follows): Cc, Zl, Zp, and Cf but
+    the joiners and the prepended format characters."""
+    category = unicodedata.category(ch)
+    return category in ("Cc", "Zl", "Zp") or (category == "Cf" and ch not in _JOINERS and ch not in _PREPEND)
+
+
+_PREPEND = frozenset(map(chr, (*range(0x600, 0x606), 0x6DD, 0x70F, 0x890, 0x891, 0x8E2, 0x110BD, 0x110CD)))
+
+
+def graphemes(text: str) -> list[str]:
+    """``text`` cut into the clusters HF's Precompiled looks up whole (see the module docstring).
+
+    >>> [len(cluster) for cluster in graphemes("a\\u0301b\\r\\n\\x0f\\u0301")]
+    [2, 1, 2, 1, 1]
+    """
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        j = i + 1
+        if text[i] == "\r" and j < n and text[j] == "\n":
+            j += 1
+        elif not _is_control(text[i]):
+            while j < n and _extends(text[j]):
+                j += 1
+        out.append(text[i:j])
+        i = j
+    return out
+
+
+def walk(tags: list[tuple[str, int]], n_input: int) -> Alignment:
+    """Each output character's input span from HF's transformation tags (``NormalizedString::
+    transform`` over characters of an unchanged input)."""
+    align: Alignment = []
+    pos = 0
+    for _, change in tags:
+        if change > 0:
+            align.append((pos - 1, pos) if pos >= 1 else (0, 0))
+            continue
+        align.append((pos, pos + 1) if pos < n_input else (n_input, n_input))
+        pos += 1 - change
+    return align
+
+
+class Precompiled(Normalizer):
+    """``normalizers.Precompiled(precompiled_charsmap)`` as HF (the blob as bytes or base64 text)."""
+
+    def __init__(self, precompiled_charsmap: bytes | str) -> None:
+        blob = base64.b64decode(precompiled_charsmap) if isinstance(precompiled_charsmap, str) else bytes(precompiled_charsmap)
+        self.charsmap = CharsMap(blob)
+        self._memo: dict[str, str | None] = {}
+
+    def _transform(self, chunk: str) -> str | None:
+        found = self._memo.get(chunk, self)
+        if found is self:
+            matches = self.charsmap.prefix_matches(chunk.encode("utf-8", "surrogatepass"), 0, stop_at_zero=True)
+            found = self._memo[chunk] = self.charsmap.rewrite(matches[0][1]) if matches else None
+            if len(self._memo) > 100_000:
+                self._memo.clear()
+        return found  # type: ignore[return-value]
+
+    def normalize(self, text: str) -> str:
+        return self.normalize_aligned(text)[0]
+
+    def normalize_aligned(self, text: str) -> tuple[str, Alignment | None]:
+        tags: list[tuple[str, int]] = []
+        modified = False
+        for cluster in graphemes(text):
+            if len(cluster.encode("utf-8", "surrogatepass")) < 6:
+                norm = self._transform(cluster)
+                if norm is not None:
+                    modified = True
+                    _replace(tags, cluster, norm)
+                    continue
+            for ch in cluster:
+                norm = self._transform(ch)
+                if norm is not None:
+                    modified = True
+                    _replace(tags, ch, norm)
+                else:
+                    tags.append((ch, 0))
+        if not modified:
+            return text, None
+        out = "".join(c for c, _ in tags)
+        return out, walk(tags, len(text))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "Precompiled", "precompiled_charsmap": base64.b64encode(self.charsmap.blob).decode("ascii")}
+
+
+def _replace(tags: list[tuple[str, int]], old: str, new: str) -> None:
+    """HF's tags for ``old`` rewritten as ``new``: all 0, the last ``diff`` inserted (+1) when it
+    grew; when it shrank, the count added to the tag put out last (before or in ``new``)."""
+    diff = len(new) - len(old)
+    tags.extend((c, 0) for c in new)
+    if diff > 0:
+        for k in range(len(tags) - diff, len(tags)):
+            tags[k] = (tags[k][0], 1)
+    elif diff < 0 and tags:
+        c, change = tags[-1]
+        tags[-1] = (c, change + diff)
