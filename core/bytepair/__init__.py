@@ -42,6 +42,7 @@ from .pre_tokenizers.pattern import UNICODE_VERSION
 from .text.reading import read_utf8_chunks
 from .added_tokens.vocabulary import AddedToken
 from .tokenizer import Encoded, Tokenizer
+from .sentencepiece_processor import SentencePieceProcessor
 from .trainers import ClassicBPE, count_pieces, load_classic, train_classic
 from .training import train, train_from_counts
 from .corpus import encode_corpus
@@ -79,6 +80,7 @@ __all__ = [
     "InvalidTokenError",
     "MissingDependencyError",
     "ReservedLiteralError",
+    "SentencePieceProcessor",
     "TemplateError",
     "TemplateLimitError",
     "AddedToken",

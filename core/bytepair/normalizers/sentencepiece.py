@@ -1,0 +1,94 @@
+"""SentencePiece's own normalization (``normalizer.cc``), as ``SentencePieceProcessor`` applies it.
+
+Why apart from HF's ``Precompiled``: sentencepiece walks the UTF-8 bytes and takes the *longest*
+rule of the compiled map at each position (HF looks graphemes up and takes the shortest), keeps
+user-defined symbols untouched, drops leading spaces and collapses runs of them
+(``remove_extra_whitespaces``), puts one space in front (``add_dummy_prefix``) and writes spaces as
+``▁`` (``escape_whitespaces``). A malformed byte becomes U+FFFD (a Python ``str`` only has those as
+lone surrogates).
+
+>>> from ..formats.sentencepiece_model import NormalizerSpec
+>>> SentencePieceNormalizer(NormalizerSpec()).normalize("  Hello   world ")
+'▁Hello▁world'
+"""
+
+from __future__ import annotations
+
+from ..formats.charsmap import CharsMap
+from ..formats.sentencepiece_model import NormalizerSpec
+
+__all__ = ["SPACE", "SentencePieceNormalizer"]
+
+SPACE = "\u2581"
+"""``▁``, how sentencepiece writes a space inside pieces."""
+
+
+class SentencePieceNormalizer:
+    """``normalize(text) -> str`` by a model's ``NormalizerSpec`` and user-defined symbols."""
+
+    def __init__(self, spec: NormalizerSpec, user_defined: list[str] = (), *,  # type: ignore[assignment]
+                 treat_whitespace_as_suffix: bool = False) -> None:
+        self.spec = spec
+        self.charsmap = CharsMap(spec.precompiled_charsmap) if spec.precompiled_charsmap else None
+        self.user_defined = {s.encode("utf-8") for s in user_defined if s}
+        self._longest_symbol = max(map(len, self.user_defined), default=0)
+        self.treat_whitespace_as_suffix = treat_whitespace_as_suffix
+        self._memo: dict[bytes, tuple[bytes, int]] = {}
+
+    def symbol_at(self, data: bytes, pos: int) -> int:
+        """Length of the longest user-defined symbol at ``pos`` (0: none)."""
+        for n in range(min(self._longest_symbol, len(data) - pos), 0, -1):
+            if data[pos:pos + n] in self.user_defined:
+                return n
+        return 0
+
+    def _prefix(self, data: bytes, pos: int) -> tuple[bytes, int]:
+        """What the text at ``pos`` becomes, and how many bytes it consumes (``NormalizePrefix``)."""
+        if self.user_defined:
+            n = self.symbol_at(data, pos)
+            if n:
+                return data[pos:pos + n], n
+        if self.charsmap is not None:
+            matches = self.charsmap.prefix_matches(data, pos)
+            if matches:
+                length, value = matches[-1]  # the longest
+                return self.charsmap.rewrite(value).encode("utf-8"), length
+        lead = data[pos]
+        n = 1 if lead < 0x80 else 2 if lead >> 5 == 6 else 3 if lead >> 4 == 14 else 4 if lead >> 3 == 30 else 0
+        if n == 0 or pos + n > len(data):
+            return "\ufffd".encode(), 1
+        return data[pos:pos + n], n
+
+    def normalize(self, text: str) -> str:
+        data = text.encode("utf-8", "replace")
+        spec = self.spec
+        pos, end = 0, len(data)
+        if spec.remove_extra_whitespaces:
+            while pos < end:
+                out, n = self._prefix(data, pos)
+                if out != b" ":
+                    break
+                pos += n
+        if pos >= end:
+            return ""
+        space = SPACE.encode() if spec.escape_whitespaces else b" "
+        result = bytearray()
+        if not self.treat_whitespace_as_suffix and spec.add_dummy_prefix:
+            result += space
+        is_prev_space = spec.remove_extra_whitespaces
+        while pos < end:
+            out, n = self._prefix(data, pos)
+            if is_prev_space:
+                out = out.lstrip(b" ")
+            if out:
+                result += out.replace(b" ", space) if spec.escape_whitespaces else out
+                is_prev_space = out.endswith(b" ")
+            pos += n
+            if not spec.remove_extra_whitespaces:
+                is_prev_space = False
+        if spec.remove_extra_whitespaces:
+            while result.endswith(space):
+                del result[-len(space):]
+        if self.treat_whitespace_as_suffix and spec.add_dummy_prefix:
+            result += space
+        return result.decode("utf-8", "replace")
