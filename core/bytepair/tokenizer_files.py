@@ -24,10 +24,12 @@ from .errors import InvalidInputError, UnsavableError, UnsupportedTokenizerError
 from .formats.atomic import settle, write_file, write_files
 from .formats.gpt2_files import dump_bpe_files, parse_bpe_files
 from .formats.rank_table import merges_from_ranks
+from .formats.sentencepiece_model import ModelProto
 from .formats.tiktoken_file import dump_tiktoken_bpe
 from .llm.chat_template import template_settings
 from .pipeline.manifest import manifest
 from .pipeline.packed_tokenizer import MAGIC, pack_tokenizer_json, read_packed_tokenizer
+from .pipeline.sentencepiece_json import tokenizer_json as sentencepiece_json
 from .pipeline.tokenizer_json import TokenizerParts, gpt2_files_json, parts_from_json, rank_table_json, renumbered_by_hf
 from .pipeline.view import TokenizerView
 from .pre_tokenizers import tiktoken_pattern
@@ -73,6 +75,22 @@ class TokenizerFiles:
     def from_str(cls, json_text: str) -> Tokenizer:
         """Build from the text of a ``tokenizer.json``."""
         return cls.from_parts(parts_from_json(json_text))
+
+    @classmethod
+    def from_sentencepiece(cls, model: str | os.PathLike[str] | bytes, *, legacy: bool = True) -> Tokenizer:
+        """The HF face over a SentencePiece ``.model`` (a path or the file's bytes), as transformers
+        converts one (``pipeline/sentencepiece_json.py``); ``SentencePieceProcessor`` is
+        sentencepiece's own face over the same file."""
+        if isinstance(model, (bytes, bytearray, memoryview)):
+            proto = ModelProto.from_bytes(bytes(model))
+        elif isinstance(model, (str, os.PathLike)):
+            proto = ModelProto.from_file(model)
+        else:
+            raise InvalidInputError(f"from_sentencepiece takes a .model path or its bytes, not {type(model).__name__}")
+        if proto.trainer.model_type not in (1, 2):
+            raise UnsupportedTokenizerError(f"SentencePiece model_type {proto.trainer.model_type} (WORD or CHAR): "
+                                            "bytepair reads Unigram and BPE .model files")
+        return cls.from_parts(parts_from_json(sentencepiece_json(proto, legacy=legacy), origin="sentencepiece model"))
 
     @classmethod
     def from_encoding(cls, encoding: str | Encoding) -> Tokenizer:
