@@ -59,7 +59,12 @@ async function main() {
     return 1;
   }
   if (process.platform !== "win32") mountHost(runtime.pyodide);
-  const { code, stdout, stderr } = runtime.call("run_cli", process.argv.slice(2), process.platform === "win32" ? null : process.cwd());
+  // --tokenizer NAME: the package's prepared files, by their host paths (mounted), with the sha256
+  // the Python side checks them against.
+  const prepared = Object.fromEntries(Object.entries(runtime.manifest.tokenizers ?? {}).map(([name, { file }]) =>
+    [name, { path: join(dir, file), sha256: runtime.manifest.files[file]?.sha256 }]));
+  const { code, stdout, stderr } = runtime.call("run_cli", process.argv.slice(2), process.platform === "win32" ? null : process.cwd(),
+    JSON.stringify(prepared));
   process.stdout.on("error", () => {}); // a closed pipe (`| head`): the output is simply not wanted
   await write(process.stderr, stderr);
   await write(process.stdout, stdout);

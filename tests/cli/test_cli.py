@@ -57,9 +57,15 @@ def test_inspect_shows_ids_bytes_and_offsets() -> None:
 
 
 def test_special_tokens(capsys) -> None:
-    code, _ = run(["count"], "x <|endoftext|>")
-    assert code == 1
-    assert "--allow-special" in capsys.readouterr().err
+    # count: special-token text is counted as text (what an API request does with user text), with a note
+    as_text = ENC.encode("x <|endoftext|>", disallowed_special=())
+    assert run(["count"], "x <|endoftext|>") == (0, f"{len(as_text)}\n")
+    assert "counted as ordinary text" in capsys.readouterr().err
+    assert run(["count"], "x <|endoftext") == (0, "6\n") and capsys.readouterr().err == ""  # no note without one
+    code, _ = run(["count", "--disallow-special"], "x <|endoftext|>")
+    assert code == 1 and "--allow-special" in capsys.readouterr().err
+    code, _ = run(["encode"], "x <|endoftext|>")  # encode keeps the strict default
+    assert code == 1 and "--allow-special" in capsys.readouterr().err
     assert run(["count", "--allow-special", "<|endoftext|>"], "x <|endoftext|>") == (0, "3\n")
     assert run(["count", "--allow-special", "all"], "x <|endoftext|>") == (0, "3\n")
     assert run(["count", "--special-as-text"], "x <|endoftext|>")[1] != "3\n"
@@ -84,7 +90,7 @@ def test_several_files_are_labelled(tmp_path) -> None:
     a.write_text("one", encoding="utf-8")
     b.write_text("two words", encoding="utf-8")
     code, out = run(["count", str(a), str(b)])
-    assert out == f"1\t{a}\n2\t{b}\n"
+    assert out == f"1\t{a}\n2\t{b}\n3\ttotal\n"  # as wc does
 
 
 def test_list() -> None:
@@ -224,7 +230,7 @@ def test_several_files_go_on_past_a_bad_one(tmp_path, capsys) -> None:
     missing = tmp_path / "missing.txt"
     code, out = run(["count", str(good), str(missing), str(bad), str(good)])
     err = capsys.readouterr().err
-    assert code == 1 and out == f"3\t{good}\n3\t{good}\n"
+    assert code == 1 and out == f"3\t{good}\n3\t{good}\n6\ttotal\n"  # the total of those counted
     assert f"{missing}: No such file" in err and f"{bad}: invalid UTF-8 at byte 3" in err and "Traceback" not in err
     assert run(["count", str(bad)])[0] == 1  # one file: the same message, no output
     assert f"{bad}: invalid UTF-8" in capsys.readouterr().err

@@ -127,6 +127,10 @@ def test_node_cli_errors(node: str, tmp_path: Path) -> None:
     path = tmp_path / "special.txt"
     path.write_text("x <|endoftext|>", encoding="utf-8")
     result = subprocess.run([node, "web/cli.mjs", "count", str(path)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    as_text = bytepair.get_encoding("o200k_base").count("x <|endoftext|>", disallowed_special=())
+    assert (result.returncode, result.stdout) == (0, f"{as_text}\n") and "counted as ordinary text" in result.stderr
+    result = subprocess.run([node, "web/cli.mjs", "count", str(path), "--disallow-special"], cwd=ROOT, capture_output=True, text=True,
+                            timeout=300)
     assert result.returncode == 1 and "--allow-special" in result.stderr
     result = subprocess.run([node, "web/cli.mjs", "count", str(path), "--allow-special", "all"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert (result.returncode, result.stdout) == (0, "3\n")
@@ -147,6 +151,9 @@ def test_node_cli_tokenizer_json(node: str, tmp_path: Path) -> None:
     gpt2 = hf_folder("gpt2") / "tokenizer.json"
     result = subprocess.run([node, "web/cli.mjs", "encode", str(path), "--tokenizer", str(gpt2)], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert json.loads(result.stdout) == bytepair.Tokenizer.from_file(gpt2).encode(text, add_special_tokens=False).ids
+    # ... and the JavaScript API's names, from the package's prepared files
+    result = subprocess.run([node, "web/cli.mjs", "count", str(path), "-t", "llama3"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert (result.returncode, result.stdout) == (0, f"{llama3.count(text)}\n"), result.stderr[-2000:]
     result = subprocess.run([node, "web/cli.mjs", "count", str(path), "-t", str(path)], cwd=ROOT, capture_output=True, text=True, timeout=300)
     native = subprocess.run([sys.executable, "-m", "bytepair", "count", str(path), "-t", str(path)], cwd=ROOT, capture_output=True,
                             text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT / "core")})

@@ -35,7 +35,7 @@ from ..errors import (BytepairError, DisallowedSpecialTokenError, EmptyCorpusErr
                      UnknownEncodingError, UnknownModelError)
 from ..registry import encoding_for_model, get_encoding, list_encoding_names
 from ..text.reading import read_utf8_chunks
-from ..tokenizer import Tokenizer
+from .counting import NotUtf8Output, count_encoding, decode_in_blocks, open_tokenizer, prepared_tokenizers
 
 __all__ = ["main"]
 
@@ -66,8 +66,9 @@ def _parser() -> argparse.ArgumentParser:
     pick.add_argument("-e", "--encoding", type=_name("encoding"), help=f"encoding name (default {DEFAULT_ENCODING}); see `bytepair list`")
     pick.add_argument("-m", "--model", type=_name("model"), help="model name, e.g. gpt-4o (mapped to its encoding)")
     pick.add_argument(
-        "-t", "--tokenizer", metavar="PATH", type=_name("tokenizer.json path"),
-        help="a Hugging Face tokenizer.json (BPE) or a folder holding one: Llama 3, Qwen, DeepSeek, GPT-2, Llama 2 ...",
+        "-t", "--tokenizer", metavar="PATH|NAME", type=_name("tokenizer.json path"),
+        help="a Hugging Face tokenizer.json (BPE) or a folder holding one: Llama 3, Qwen, DeepSeek, GPT-2, Llama 2 ...; "
+             "with npx bytepair also the JavaScript API's names: llama3, qwen2_5, qwen3, deepseek_v3, gpt2",
     )
     special_parent = argparse.ArgumentParser(add_help=False)
     special = special_parent.add_mutually_exclusive_group()
@@ -77,7 +78,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     special.add_argument(
         "--special-as-text", action="store_true",
-        help="treat special-token text as ordinary text instead of rejecting it",
+        help="treat special-token text as ordinary text instead of rejecting it (what count does by default, with a note)",
+    )
+    special.add_argument(
+        "--disallow-special", action="store_true",
+        help="refuse special-token text (exit 1): count's strict check; encode and inspect refuse it by default",
     )
     files = argparse.ArgumentParser(add_help=False)
     files.add_argument("files", nargs="*", metavar="FILE", help="input files (default: standard input; '-' too)")
@@ -316,10 +321,13 @@ def _run_tokenizer(args: argparse.Namespace, out: BinaryIO, stdin: BinaryIO) -> 
             "--allow-special is for the OpenAI encodings (-e/-m): a tokenizer.json's added tokens are always "
             "matched, as Hugging Face does; pass --special-as-text to count the special ones as text"
         )
-    path = args.tokenizer
-    tok = Tokenizer.from_pretrained(path) if os.path.isdir(path) else Tokenizer.from_file(path)
+    try:
+        tok = open_tokenizer(args.tokenizer, prepared_tokenizers(os.environ.get("BYTEPAIR_PREPARED_TOKENIZERS")))
+    except InvalidInputError as exc:
+        raise _UsageError(str(exc)) from None
     tok.encode_special_tokens = bool(getattr(args, "special_as_text", False))
     multi = len(args.files) > 1
+    total = []
 
     def one(label: str, source: str | BinaryIO) -> None:
         if args.command == "decode":
@@ -339,6 +347,7 @@ def _run_tokenizer(args: argparse.Namespace, out: BinaryIO, stdin: BinaryIO) -> 
         chunks = read_utf8_chunks(source, errors=args.errors)
         if args.command == "count":
             n = tok.count_stream(chunks)
+            total.append(n)
             out.write((f"{n}\t{label}\n" if multi else f"{n}\n").encode("utf-8", "surrogateescape"))
         elif args.command == "encode":
             _write_ids(out, tok.encode_stream(chunks), args.format, several=multi)
@@ -353,12 +362,14 @@ def _run_tokenizer(args: argparse.Namespace, out: BinaryIO, stdin: BinaryIO) -> 
                 out.write("".join(rows).encode("utf-8", "surrogatepass"))
                 base += len(block)
 
-    return _each_source(args, stdin, one)
+    return _each_source(args, stdin, one, out, total)
 
 
-def _each_source(args: argparse.Namespace, stdin: BinaryIO, one: Callable[[str, str | BinaryIO], None]) -> int:
+def _each_source(args: argparse.Namespace, stdin: BinaryIO, one: Callable[[str, str | BinaryIO], None], out: BinaryIO,
+                 counts: list[int]) -> int:
     """Run ``one(label, source)`` on every input; with several files, one that fails (missing,
-    invalid UTF-8, a special token) is reported and the others still run, as ``wc`` does: exit 1."""
+    invalid UTF-8, a special token) is reported and the others still run, as ``wc`` does: exit 1;
+    ``count`` then ends with the total of the ``counts`` made."""
     status = EXIT_OK
     multi = len(args.files) > 1
     for label, source in _sources(args.files, stdin):
@@ -371,6 +382,8 @@ def _each_source(args: argparse.Namespace, stdin: BinaryIO, one: Callable[[str, 
                 raise exc from None
             _report(_message(exc))
             status = EXIT_INPUT
+    if multi and args.command == "count":
+        out.write(f"{sum(counts)}\ttotal\n".encode())
     return status
 
 
@@ -394,33 +407,30 @@ def _run(args: argparse.Namespace, out: BinaryIO, stdin: BinaryIO) -> int:
         return _run_tokenizer(args, out, stdin)
     enc = _encoding(args)
     multi = len(args.files) > 1
+    total = []
 
     def one(label: str, source: str | BinaryIO) -> None:
         if args.command == "count":
-            n = enc.count_file(source, errors=args.errors, **_policy(args))
+            n = count_encoding(enc, source, label, args, note=lambda text: _report(text))
+            total.append(n)
             out.write((f"{n}\t{label}\n" if multi else f"{n}\n").encode("utf-8", "surrogateescape"))
         elif args.command == "encode":
             chunks = read_utf8_chunks(source, errors=args.errors)
             _write_ids(out, enc.encode_stream(chunks, **_policy(args)), args.format, several=multi)
-        elif args.command == "decode":
+        elif args.command == "decode":  # in blocks: bounded memory (cli/counting.py)
             try:
-                ids = parse_ids(_read_all(source).decode("utf-8"))
+                decode_in_blocks(enc, source, out, strict=args.strict)
+            except NotUtf8Output as exc:
+                raise _InputError(
+                    f"{label}: the ids do not form valid UTF-8 (byte {exc.offset} of the output); "
+                    "drop --strict to write the bytes as they are"
+                ) from None
             except ValueError as exc:  # UnicodeDecodeError included
                 raise _InputError(f"{label}: cannot read token ids ({exc}); {_IDS_FORMS}") from None
-            data = enc.decode_bytes(ids)
-            if args.strict:
-                try:
-                    data.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    raise _InputError(
-                        f"{label}: the ids do not form valid UTF-8 (byte {exc.start} of the output); "
-                        "drop --strict to write the bytes as they are"
-                    ) from None
-            out.write(data)
         elif args.command == "inspect":
             _inspect(out, enc, source, args)
 
-    return _each_source(args, stdin, one)
+    return _each_source(args, stdin, one, out, total)
 
 
 class _InputError(Exception):

@@ -14,11 +14,12 @@ from .values import to_py
 __all__ = ["run_cli"]
 
 
-def run_cli(argv: Any, cwd: str | None = None) -> dict[str, Any]:
+def run_cli(argv: Any, cwd: str | None = None, tokenizers: str | None = None) -> dict[str, Any]:
     """Run the ``bytepair`` command line (``bytepair.cli``) with ``argv``: the npm package's
     ``npx bytepair`` is this very program, so its commands, flags, messages and exit codes are the
     Python CLI's. Answers ``{"code", "stdout" (bytes), "stderr" (str)}``; standard input is the
-    interpreter's own."""
+    interpreter's own. ``tokenizers``: the package's prepared tokenizer.json files as JSON
+    (name -> {"path", "sha256"}), which ``--tokenizer NAME`` opens (``cli/counting.py``)."""
     import contextlib
     import io
     import os
@@ -29,6 +30,8 @@ def run_cli(argv: Any, cwd: str | None = None) -> dict[str, Any]:
     err = io.StringIO()
     if cwd is not None:
         os.chdir(cwd)
+    if tokenizers:
+        os.environ["BYTEPAIR_PREPARED_TOKENIZERS"] = tokenizers
     with contextlib.redirect_stdout(text_out), contextlib.redirect_stderr(err):
         try:
             code = main(args, stdout=out)
