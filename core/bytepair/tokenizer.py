@@ -1,4 +1,4 @@
-"""``bytepair.Tokenizer``: Hugging Face ``tokenizers``' API over any BPE ``tokenizer.json``.
+"""``bytepair.Tokenizer``: Hugging Face ``tokenizers``' API over any ``tokenizer.json`` (BPE, WordPiece, WordLevel or Unigram model).
 
 The pipeline is HF's, one stage per package: added tokens (``added_tokens/``) -> normalizer
 (``normalizers/``) -> pre-tokenizer (``pre_tokenizers/``) -> model (``models/``) -> post-processor
@@ -52,7 +52,7 @@ __all__ = ["DecodeStream", "Encoded", "Tokenizer"]
 
 
 class Tokenizer(TokenizerStages, TokenizerFiles, TokenizerStreams):
-    """A ``tokenizer.json`` BPE tokenizer with HF ``tokenizers``' methods and results."""
+    """A ``tokenizer.json`` tokenizer (any of HF's model families) with HF ``tokenizers``' methods and results."""
 
     def __init__(
         self,

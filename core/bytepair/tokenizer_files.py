@@ -161,12 +161,12 @@ class TokenizerFiles:
                 raise VocabFormatError(f"{path!r} holds no tokenizer.json; put the model's tokenizer.json there")
             tok = cls.from_file(file)
             config = os.path.join(path, "tokenizer_config.json")
-            if os.path.isfile(config):
-                with open(config, encoding="utf-8") as f:
-                    try:
-                        tok.config = json.load(f)
-                    except ValueError as exc:
-                        raise VocabFormatError(f"{config}: not valid JSON ({exc})") from None
+            tok.config = _json_object(config)
+            # Tokens only special_tokens_map.json names count too (tokenizer_config.json wins, as in
+            # transformers).
+            tokens_map = _json_object(os.path.join(path, "special_tokens_map.json"))
+            if tokens_map:
+                tok.config = {**tokens_map, **(tok.config or {})}
             tok._load_chat_settings(path, config)
             return tok
         raise UnsupportedTokenizerError(
@@ -259,8 +259,8 @@ class TokenizerFiles:
     def save_pretrained(self, folder: str | os.PathLike[str]) -> list[str]:
         """The folder ``from_pretrained`` (and transformers' ``AutoTokenizer.from_pretrained``) reads:
         ``tokenizer.json``, ``tokenizer_config.json`` (the one loaded, with this tokenizer's chat
-        template, token strings and added tokens) and ``chat_template.jinja`` if the template came
-        from one; written as one set (``formats/atomic.py``: a crash leaves the old files or the new,
+        template, token strings and added tokens), ``special_tokens_map.json`` (the token strings, as
+        transformers writes them) and ``chat_template.jinja`` if the template came from one; written as one set (``formats/atomic.py``: a crash leaves the old files or the new,
         never a mix). Returns the paths written.
 
         >>> import tempfile
@@ -271,7 +271,7 @@ class TokenizerFiles:
         ...     names = [os.path.basename(p) for p in tok.save_pretrained(folder)]
         ...     again = Tokenizer.from_pretrained(folder)
         >>> names, again.apply_chat_template([{"role": "user", "content": "hi"}], tokenize=False)
-        (['tokenizer.json', 'tokenizer_config.json'], 'hi')
+        (['tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json'], 'hi')
         """
         folder = os.fspath(folder)
         os.makedirs(folder, exist_ok=True)
@@ -292,6 +292,11 @@ class TokenizerFiles:
         elif template is not None:
             config["chat_template"] = template
         files[os.path.join(folder, "tokenizer_config.json")] = json.dumps(config, indent=2, ensure_ascii=False).encode("utf-8")
+        added = {t.content: t for t in self._added}
+        tokens_map = {key: ({"content": text, "lstrip": added[text].lstrip, "normalized": added[text].is_normalized,
+                             "rstrip": added[text].rstrip, "single_word": added[text].single_word} if text in added else text)
+                      for key, text in self.special_tokens_map.items()}
+        files[os.path.join(folder, "special_tokens_map.json")] = json.dumps(tokens_map, indent=2, ensure_ascii=False).encode("utf-8")
         return write_files(files)
 
     def save_model(self, folder: str | os.PathLike[str], prefix: str | None = None) -> list[str]:
@@ -365,3 +370,17 @@ class TokenizerFiles:
         ('tokenizer.json', True)
         """
         return manifest(TokenizerView.of(self))
+
+
+def _json_object(path: str) -> dict[str, Any] | None:
+    """A folder's JSON settings file (None if absent), or VocabFormatError naming it."""
+    if not os.path.isfile(path):
+        return None
+    with open(path, encoding="utf-8") as f:
+        try:
+            data = json.load(f)
+        except ValueError as exc:
+            raise VocabFormatError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise VocabFormatError(f"{path}: expected a JSON object, got {type(data).__name__}")
+    return data

@@ -459,11 +459,15 @@ def test_save_pretrained_is_a_folder_transformers_and_bytepair_read_back(pair, t
     and the added tokens: transformers loads the folder and renders the same ids."""
     name, tok, hf = pair
     messages = CONVERSATIONS["system_multi_turn"]
-    written = sorted(p.rsplit("/", 1)[-1] for p in tok.save_pretrained(tmp_path))
-    assert written[:2] == ["tokenizer.json", "tokenizer_config.json"]
+    written = {p.rsplit("/", 1)[-1] for p in tok.save_pretrained(tmp_path)}
+    assert {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"} <= written
     again = bytepair.Tokenizer.from_pretrained(tmp_path)
     saved = transformers.AutoTokenizer.from_pretrained(str(tmp_path))
     expected = hf_ids(hf, messages, add_generation_prompt=True)
     assert again.apply_chat_template(messages, add_generation_prompt=True) == expected
     assert hf_ids(saved, messages, add_generation_prompt=True) == expected
     assert saved.added_tokens_decoder.keys() == hf.added_tokens_decoder.keys()
+    assert saved.special_tokens_map == hf.special_tokens_map
+    assert (saved.bos_token_id, saved.eos_token_id, saved.pad_token_id, saved.unk_token_id) == (
+        hf.bos_token_id, hf.eos_token_id, hf.pad_token_id, hf.unk_token_id)
+    assert again.special_tokens_map == tok.special_tokens_map

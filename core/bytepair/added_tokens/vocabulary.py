@@ -18,12 +18,16 @@ leftmost-longest trie this reuses). Each token carries HF's flags:
 from __future__ import annotations
 
 import re
+import unicodedata
+from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import KW_ONLY, dataclass
 from functools import lru_cache
 from typing import Any, Protocol
 
 from ..errors import InvalidInputError
+from ..pre_tokenizers.pattern.unicode_classes import class_ranges, merge_ranges
+from ..pre_tokenizers.pattern.unicode_tables import WHITE_SPACE
 from .scan import trie_pattern
 
 __all__ = ["AddedToken", "AddedVocabulary"]
@@ -76,8 +80,39 @@ def _matcher(contents: tuple[str, ...]) -> re.Pattern[str] | None:
     return re.compile(trie_pattern(sorted(contents))) if contents else None
 
 
+# Characters HF's ``single_word`` check takes for word characters: Rust regex's Unicode ``\w``
+# (Alphabetic, marks, decimal digits, connector punctuation, joiners): letters and marks from the
+# pinned tables; letter numbers and connector punctuation (tiny, stable sets) from unicodedata; the
+# letters in circles and squares that Alphabetic holds besides. Not ``str.isalnum``: "²" is not a
+# word character there, a combining accent is.
+_WORD_RANGES = merge_ranges([
+    *class_ranges("L"), *class_ranges("M"), *class_ranges("Nd"), (0x200C, 0x200D),
+    (0x24B6, 0x24E9), (0x1F130, 0x1F149), (0x1F150, 0x1F169), (0x1F170, 0x1F189),
+])
+_WORD_STARTS = [lo for lo, _ in _WORD_RANGES]
+
+
 def _is_word_char(ch: str) -> bool:
-    return ch.isalnum() or ch == "_"
+    """HF's word character (``\\w``).
+
+    >>> _is_word_char("a"), _is_word_char("\u0301"), _is_word_char("²"), _is_word_char("_")
+    (True, True, False, True)
+    """
+    if unicodedata.category(ch) in ("Nl", "Pc"):
+        return True
+    code = ord(ch)
+    k = bisect_right(_WORD_STARTS, code) - 1
+    return k >= 0 and code <= _WORD_RANGES[k][1]
+
+
+def _is_space(ch: str) -> bool:
+    """Rust's ``char::is_whitespace`` (Unicode White_Space), which lstrip/rstrip take."""
+    code = ord(ch)
+    k = bisect_right(_SPACE_STARTS, code) - 1
+    return k >= 0 and code <= WHITE_SPACE[k][1]
+
+
+_SPACE_STARTS = [lo for lo, _ in WHITE_SPACE]
 
 
 class AddedVocabulary:
@@ -226,10 +261,10 @@ class AddedVocabulary:
             ):
                 continue
             if token.lstrip:
-                while start > done and text[start - 1].isspace():
+                while start > done and _is_space(text[start - 1]):
                     start -= 1
             if token.rstrip:
-                while stop < len(text) and text[stop].isspace():
+                while stop < len(text) and _is_space(text[stop]):
                     stop += 1
             if start < done:
                 continue  # the whitespace a previous token took

@@ -15,8 +15,12 @@ __all__ = ["BPEDecoder", "Fuse", "Metaspace", "Replace", "Strip"]
 
 
 class Metaspace(Decoder):
-    """"▁" back to spaces; the first token loses the marker that was put in front (unless the
-    prepend scheme is "never")."""
+    """"▁" back to spaces; in the first token every "▁" is dropped (unless the prepend scheme is
+    "never"), as HF's decoder does: it takes them all for the marker the pre-tokenizer put in front.
+
+    >>> Metaspace().decode(["▁Hello", "▁world"]), Metaspace().decode(["▁▁a", "▁b"])
+    ('Hello world', 'a b')
+    """
 
     def __init__(self, replacement: str = "\u2581", prepend_scheme: str = "always", split: bool = True) -> None:
         self.replacement, self.prepend_scheme, self.split = replacement, prepend_scheme, split
@@ -24,10 +28,10 @@ class Metaspace(Decoder):
     def decode_chain(self, tokens: list[str]) -> list[str]:
         out = []
         for i, token in enumerate(tokens):
-            text = token.replace(self.replacement, " ")
-            if i == 0 and self.prepend_scheme != "never" and text.startswith(" "):
-                text = text[1:]
-            out.append(text)
+            if i == 0 and self.prepend_scheme != "never":
+                out.append(token.replace(self.replacement, ""))
+            else:
+                out.append(token.replace(self.replacement, " "))
         return out
 
     def to_json(self) -> dict[str, Any]:

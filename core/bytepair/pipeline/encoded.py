@@ -222,16 +222,25 @@ def post_processed(first: Piecewise, second: Piecewise | None, add_special_token
     if truncation is not None:
         added = processor.added_tokens(second is not None) if (processor is not None and add_special_tokens) else 0
         first, second, overflow_first, overflow_second = truncate(first, second, truncation, added)
-    encoded = Encoded.from_piecewise(step.process(first, second, add_special_tokens))
+
+    def combined(a: Piecewise, b: Piecewise | None) -> Encoded:  # on copies: a processor may trim in place
+        return Encoded.from_piecewise(step.process(a.copy(), None if b is None else b.copy(), add_special_tokens))
+
+    encoded = combined(first, second)
     encoded._n_sequences = 1 if second is None else 2  # as HF counts them, empty ones included
-    # HF's order: each overflow of the first with the kept second and then with each overflow of
-    # the second; then the kept first with each overflow of the second.
+    # HF merges the two texts' encodings with their overflows (``Encoding::merge_with``): each
+    # overflow of the first with the kept second (holding, as its own overflows, that overflow with
+    # each overflow of the second), then with each overflow of the second; then the kept first with
+    # each overflow of the second (holding each overflow of the first with it).
     for extra in overflow_first:
-        encoded.overflowing.append(Encoded.from_piecewise(step.process(extra, second, add_special_tokens)))
-        for extra2 in overflow_second:
-            encoded.overflowing.append(Encoded.from_piecewise(step.process(extra, extra2, add_special_tokens)))
+        with_second = combined(extra, second)
+        with_second.overflowing = [combined(extra, extra2) for extra2 in overflow_second]
+        encoded.overflowing.append(with_second)
+        encoded.overflowing += [combined(extra, extra2) for extra2 in overflow_second]
     for extra2 in overflow_second:
-        encoded.overflowing.append(Encoded.from_piecewise(step.process(first, extra2, add_special_tokens)))
+        with_first = combined(first, extra2)
+        with_first.overflowing = [combined(extra, extra2) for extra in overflow_first]
+        encoded.overflowing.append(with_first)
     if processor is None and second is None:
         # HF keeps no sequence ranges for one text without a post-processor: every token's
         # sequence id is 0, padding's too. (The overflows of a pair without one get ids that

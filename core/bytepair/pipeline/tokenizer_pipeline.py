@@ -211,7 +211,9 @@ class TokenizerPipeline:
                 spans.append((start, start))
                 continue
             first, last = char_of[pos], char_of[min(pos + n, len(data)) - 1]
-            spans.append((start + max(0, first - shift), start + max(0, last + 1 - shift)))
+            # A token of inserted characters only spans the first character of the text, as HF
+            # aligns a prepended character with the one it was put before.
+            spans.append((start + max(0, first - shift), start + max(0 if end == start else 1, last + 1 - shift)))
             pos += n
         return spans
 

@@ -33,6 +33,11 @@ class Piecewise:
     word_ids: list[int | None] = field(default_factory=list)
     sequence_ids: list[int | None] = field(default_factory=list)
 
+    def copy(self) -> Piecewise:
+        """A copy whose lists can change without changing these."""
+        return Piecewise(list(self.ids), list(self.tokens), list(self.offsets), list(self.type_ids),
+                         list(self.special_tokens_mask), list(self.word_ids), list(self.sequence_ids))
+
     def extend(self, other: Piecewise, *, type_id: int | None = None) -> None:
         self.ids += other.ids
         self.tokens += other.tokens
@@ -68,8 +73,6 @@ def trim_byte_level_offsets(seq: Piecewise, add_prefix_space: bool) -> None:
     for i, (token, (start, end)) in enumerate(zip(seq.tokens, seq.offsets)):
         lead = len(token) - len(token.lstrip(_SPACE + " \t\n\r"))
         trail = len(token) - len(token.rstrip(_SPACE + " \t\n\r"))
-        if lead == len(token):
-            trail = 0
         if lead:
             if (i == 0 or start == 0) and add_prefix_space and lead == 1:
                 lead = 0

@@ -103,8 +103,15 @@ def truncate(first: Piecewise, second: Piecewise | None, settings: dict[str, Any
              ) -> tuple[Piecewise, Piecewise | None, list[Piecewise], list[Piecewise]]:
     """The kept first and second sequences and the overflow windows of each, for ``settings`` and
     ``added`` special tokens still to come."""
-    budget = max(0, settings["max_length"] - added)
+    if added > settings["max_length"]:
+        return first, second, [], []  # HF's budget wraps around below zero: nothing is cut
+    budget = settings["max_length"] - added
     stride, direction, strategy = settings["stride"], settings["direction"], settings["strategy"]
+    if budget == 0:  # HF cuts each text to nothing, each keeping its whole self as one overflow
+        empty = _slice(first, 0, 0)
+        if second is None:
+            return empty, None, ([first] if first.ids else []), []
+        return empty, _slice(second, 0, 0), ([first] if first.ids else []), ([second] if second.ids else [])
     if second is None:
         if strategy == "only_second" and len(first.ids) > budget:
             raise InvalidInputError("truncation strategy only_second needs a pair of sequences (this single text "

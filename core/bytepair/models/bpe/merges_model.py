@@ -26,6 +26,7 @@ from typing import Any
 
 from ...text.byte_unicode import BYTE_TO_UNICODE, visible_to_bytes
 from .char_merge import LazyCharMerge, PairCharStarts
+from .hf_methods import BPEMethods
 from ...errors import UnsavableError, VocabFormatError
 from ...formats.rank_table import ranks_from_merges
 from .pair_merge import MergeTable, pair_merge
@@ -33,14 +34,15 @@ from .pair_merge import MergeTable, pair_merge
 __all__ = ["BPEModel"]
 
 
-class BPEModel:
+class BPEModel(BPEMethods):
     """``encode_piece(str) -> ids`` for one pre-tokenized piece, plus the vocabulary both ways."""
 
     def __init__(
         self,
-        vocab: Mapping[str, int],
-        merges: Sequence[tuple[str, str]],
+        vocab: Mapping[str, int] | None = None,
+        merges: Sequence[tuple[str, str]] | None = None,
         *,
+        cache_capacity: int | None = None,
         unk_token: str | None = None,
         fuse_unk: bool = False,
         byte_fallback: bool = False,
@@ -57,8 +59,9 @@ class BPEModel:
         pre-tokenizer holds a ByteLevel step). ``where`` names the JSON path in error messages.
         ``merge_ids``: the merges' ``(left, right)`` ids and merged ids, already known (a packed
         tokenizer, ``pipeline/packed_tokenizer.py``), so they are not looked up again.
-        ``merges_as_text``: the file wrote merges as ``"left right"`` strings (``to_json`` does too)."""
-        self.vocab = dict(vocab)
+        ``merges_as_text``: the file wrote merges as ``"left right"`` strings (``to_json`` does too).
+        ``cache_capacity`` is HF's and has no effect (the engine's piece cache is bounded by bytes)."""
+        self.vocab = dict(vocab or {})
         self.merges_as_text = merges_as_text
         self.unk_token = unk_token
         self.fuse_unk = fuse_unk
@@ -69,7 +72,7 @@ class BPEModel:
         self.dropout = dropout or 0.0
         """The file's ``model.dropout`` (0 when unset): ``Tokenizer.encode`` applies it unless told otherwise."""
         self.byte_level = byte_level
-        self.merges = merges if isinstance(merges, list) else list(merges)
+        self.merges = merges if isinstance(merges, list) else list(merges or ())
         # Everything below runs over ~10^5 entries: written as C-level maps and zips, not Python loops.
         self._id_to_token = dict(zip(self.vocab.values(), self.vocab.keys()))
         if len(self._id_to_token) != len(self.vocab):
@@ -261,29 +264,38 @@ class BPEModel:
         if self.byte_level:
             return [len(self._id_to_token.get(i, "")) for i in ids]
         # Character-level: a token covers its own characters; a byte-fallback token one byte; the
-        # unknown token the characters the vocabulary lacks (the rest, up to the next known token).
-        data_len = len(piece.encode("utf-8", "surrogatepass"))
+        # unknown token one character the vocabulary lacks (with fuse_unk, the run of them).
+        data = piece.encode("utf-8", "surrogatepass")
         prefix, suffix = self.continuing_subword_prefix, self.end_of_word_suffix
         lengths: list[int] = []
+        pos = 0
         for index, token_id in enumerate(ids):
             token = self._id_to_token.get(token_id, "")
             if token_id == self._unk_id:
-                lengths.append(-1)
-                continue
-            if self.byte_fallback and len(token) == 6 and token.startswith("<0x") and token.endswith(">"):
-                lengths.append(1)
-                continue
-            if index and prefix and token.startswith(prefix):
-                token = token[len(prefix):]
-            if suffix and token.endswith(suffix) and index == len(ids) - 1:
-                token = token[: -len(suffix)]
-            lengths.append(len(token.encode("utf-8", "surrogatepass")))
-        unknown = [i for i, n in enumerate(lengths) if n < 0]
-        if unknown:
-            rest = data_len - sum(n for n in lengths if n > 0)
-            for i in unknown:
-                lengths[i] = rest // len(unknown)
+                n = _char_length(data, pos)
+                while self.fuse_unk and pos + n < len(data) and self._unknown_at(data, pos + n):
+                    n += _char_length(data, pos + n)
+            elif self.byte_fallback and len(token) == 6 and token.startswith("<0x") and token.endswith(">"):
+                n = 1
+            else:
+                if index and prefix and token.startswith(prefix):
+                    token = token[len(prefix):]
+                if suffix and token.endswith(suffix) and index == len(ids) - 1:
+                    token = token[: -len(suffix)]
+                n = len(token.encode("utf-8", "surrogatepass"))
+            lengths.append(n)
+            pos += n
         return lengths
+
+    def _unknown_at(self, data: bytes, pos: int) -> bool:
+        """Whether the character at byte ``pos`` of a piece is a symbol the vocabulary lacks."""
+        end = pos + _char_length(data, pos)
+        symbol = data[pos:end].decode("utf-8", "surrogatepass")
+        if pos and self.continuing_subword_prefix:
+            symbol = self.continuing_subword_prefix + symbol
+        if end == len(data) and self.end_of_word_suffix:
+            symbol += self.end_of_word_suffix
+        return symbol not in self.vocab
 
     def _whole(self, piece: str) -> int | None:
         """The piece as one vocabulary token, if it is one (``ignore_merges`` off the byte-level
@@ -361,3 +373,9 @@ def _visible(piece: str) -> str:
 def _reference_visible(piece: str) -> str:
     """``_visible`` byte by byte (for tests)."""
     return "".join(map(BYTE_TO_UNICODE.__getitem__, piece.encode("utf-8", "surrogatepass")))
+
+
+def _char_length(data: bytes, pos: int) -> int:
+    """Bytes of the UTF-8 character starting at ``pos``."""
+    lead = data[pos] if pos < len(data) else 0
+    return 1 if lead < 0xC0 else 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
