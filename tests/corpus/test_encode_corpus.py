@@ -4,6 +4,7 @@ processes; numpy reads them back; a changed input or tokenizer is refused."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -125,9 +126,10 @@ def test_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
 
     path = tmp_path / "a.txt"
     path.write_text("hello world")
-    assert main(["encode-corpus", str(path), "-o", str(tmp_path / "out"), "--encoding", "gpt2", "--processes", "1"]) == 0
+    out = io.BytesIO()
+    assert main(["encode-corpus", str(path), "-o", str(tmp_path / "out"), "--encoding", "gpt2", "--processes", "1"], stdout=out) == 0
     assert all_ids(tmp_path / "out") == [31373, 995, 50256]
-    assert "1 documents, 3 tokens (uint16) in 1 shards" in capsys.readouterr().err
+    assert "1 documents, 3 tokens (uint16) in 1 shards" in out.getvalue().decode()
     assert main(["encode-corpus", str(path), "-o", str(tmp_path / "out"), "--encoding", "r50k_base"]) == 1
     assert "the tokenizer changed" in capsys.readouterr().err
     assert main(["encode-corpus", str(path), "-o", str(tmp_path / "o2"), "--encoding", "no_such"]) == 2

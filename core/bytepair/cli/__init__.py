@@ -395,7 +395,7 @@ def _run(args: argparse.Namespace, out: BinaryIO, stdin: BinaryIO) -> int:
     if args.command == "encode-corpus":
         from .corpus import run as run_corpus
 
-        return run_corpus(args)
+        return run_corpus(args, out)
     if args.command == "list":
         out.write("".join(name + "\n" for name in list_encoding_names()).encode())
         return EXIT_OK

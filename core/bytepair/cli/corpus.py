@@ -2,7 +2,7 @@
 [--shard-tokens N] [--jsonl-field text]``: the command-line face of ``bytepair.encode_corpus``.
 
 Writes ``DIR/shard_00000.bin``, ... and ``DIR/manifest.json`` (see ``corpus/``), shows a progress bar
-on stderr when it is a terminal, and prints a summary (documents, tokens, shards, MB/s) to stderr.
+on stderr when it is a terminal, and prints a summary (documents, tokens, shards, MB/s).
 Run again with the same arguments after a kill or Ctrl-C, it keeps the complete shards and redoes the
 rest; a folder made from other inputs or another tokenizer is refused (exit 1).
 """
@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
-from typing import Any
+from typing import Any, BinaryIO
 
 __all__ = ["COMMANDS", "add_parsers", "run"]
 
@@ -46,7 +45,7 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--jsonl-field", default="text", metavar="NAME", help="the text field of .jsonl lines and column of .parquet files (default text)")
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, out: BinaryIO) -> int:
     from ..corpus import encode_corpus
 
     start = time.perf_counter()
@@ -55,8 +54,8 @@ def run(args: argparse.Namespace) -> int:
     seconds = time.perf_counter() - start
     shards = manifest["shards"]
     megabytes = sum(record["bytes"] for record in manifest["inputs"]) / 1e6
-    sys.stderr.write(
-        f"bytepair: {sum(s['documents'] for s in shards):,} documents, {sum(s['tokens'] for s in shards):,} tokens "
+    out.write((
+        f"{sum(s['documents'] for s in shards):,} documents, {sum(s['tokens'] for s in shards):,} tokens "
         f"({manifest['dtype']}) in {len(shards)} shards, {seconds:.1f} s ({megabytes / max(seconds, 1e-9):.1f} MB/s of input); "
-        f"wrote {os.path.join(args.output, 'manifest.json')}\n")
+        f"wrote {os.path.join(args.output, 'manifest.json')}\n").encode("utf-8"))
     return 0
