@@ -29,9 +29,10 @@ def word_counts(texts: Iterable[str], normalizer: Any, pre_tokenizer: Any) -> di
         require_str(text, "each text")
         if normalizer is not None:
             text = normalizer.normalize_str(text)
+        if not text:  # HF's pre-tokenizers give no word of an empty text (Metaspace's "▁" included)
+            continue
         if pre_tokenizer is None:
-            if text:
-                counts[text] += 1
+            counts[text] += 1
             continue
         counts.update(piece for piece, _ in pre_tokenizer.pre_tokenize_str(text))
     return dict(counts)

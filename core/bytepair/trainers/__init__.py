@@ -15,7 +15,8 @@ from .bpe_trainer import BpeTrainer, WordPieceTrainer
 from .byte_level import Trained, train_tokenizer_json, train_tokenizer_json_from_counts
 from .classic import ClassicBPE, load_classic, train_classic
 from .counts import count_pieces
+from .unigram import UnigramTrainer
 from .word_level import WordLevelTrainer
 
 __all__ = ["BpeTrainer", "ClassicBPE", "Trained", "count_pieces", "load_classic", "train_classic", "train_tokenizer_json",
-           "train_tokenizer_json_from_counts", "WordLevelTrainer", "WordPieceTrainer"]
+           "train_tokenizer_json_from_counts", "UnigramTrainer", "WordLevelTrainer", "WordPieceTrainer"]
