@@ -119,16 +119,18 @@ def encode_corpus(
     writer = ShardWriter(folder, len(shards), shard_tokens, header["dtype"], closed)
     skip = sum(shard["documents"] for shard in shards)
     chunks = _chunks((doc for path in paths for doc in documents(path, jsonl_field)), skip)
-    bar = _progress(progress, paths, skip == 0)
+    bar: Any = None  # None: not made yet; False: none wanted
     try:
         for (counts, size), part in _run(chunks, spec, parts, header, processes, executor):
             writer.add_part(part, array("Q", counts))
-            if bar is not None:
+            if bar is None:  # made once the workers run: tqdm's monitor thread must not be forked
+                bar = _progress(progress, paths, skip == 0)
+            if bar is not False:
                 bar.update(size)
                 bar.set_postfix(tokens=f"{sum(s['tokens'] for s in shards) + writer.tokens:,}", refresh=False)
         writer.finish()
     finally:
-        if bar is not None:
+        if bar is not None and bar is not False:
             bar.close()
     manifest["complete"] = True
     write_json(os.path.join(folder, MANIFEST), manifest)
@@ -199,14 +201,14 @@ def _run(chunks: Iterator[Chunk], spec: faces.WorkerSpec, parts: str, header: di
 
 
 def _progress(show: bool | None, paths: list[str], fresh: bool) -> Any:
-    """A tqdm bar in MB of text (its total known when every input is plain text), or None."""
+    """A tqdm bar in MB of text (its total known when every input is plain text), or False."""
     if show is None:
         show = sys.stderr.isatty()
     if not show:
-        return None
+        return False
     try:
         from tqdm import tqdm
     except ImportError:
-        return None
+        return False
     total = sum(os.path.getsize(p) for p in paths) if fresh and all(kind_of(p) == "text" for p in paths) else None
     return tqdm(total=total, unit="B", unit_scale=True, desc="encode-corpus", dynamic_ncols=True)
