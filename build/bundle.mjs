@@ -74,7 +74,7 @@ const RUNTIME = {
 const LOCK = "pyodide-lock.json";
 const WEB_FILES = [
   "bytepair.mjs", "backends.mjs", "interrupts.mjs", "errors.mjs", "runtime.mjs", "service.mjs", "worker.mjs", "cli.mjs", "bytepair.d.ts",
-  "snapshot.mjs", "stored.mjs", "bytepair-counter.mjs", "embedded.mjs", "workerd.mjs", "workerd.d.ts",
+  "snapshot.mjs", "stored.mjs", "bytepair-counter.mjs", "embedded.mjs", "workerd.mjs", "workerd.d.ts", "assets.mjs",
 ];
 // Open-model tokenizers prepared for createTokenizer({ tokenizer }) and the playground: name -> label.
 const TOKENIZERS = { llama3: "Llama 3", qwen2_5: "Qwen 2.5", qwen3: "Qwen 3", deepseek_v3: "DeepSeek V3", gpt2: "GPT-2" };

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Build the npm package `bytepair` from dist/ (run by `make pack`; prints the tarball's path last).
+// Build the npm package `bytepair` from dist/, and the optional `bytepair-tokenizers` (run by `make
+// pack`; prints each tarball's size and path, bytepair's path last).
 //
 //   node build/pack.mjs [--out build/npm]
 //
@@ -40,25 +41,58 @@ function main() {
   rmSync(STAGE, { recursive: true, force: true });
   rmSync(tarball, { force: true });
   mkdirSync(STAGE, { recursive: true });
-  // The gzip copies made for static hosts (X.gz beside X) stay out: every browser that can run the
-  // bundle (WebAssembly, module workers) accepts the Brotli copies, and a host that sends neither
-  // serves the plain files. Files that only exist gzip'd (tokenizers/*.json.gz) are kept.
-  const gzipCopy = (path) => path.endsWith(".gz") && existsSync(path.slice(0, -3));
-  cpSync(join(ROOT, "dist"), join(STAGE, "dist"), { recursive: true, filter: (path) => !gzipCopy(path) });
+  // One form of each file. The .br and .gz copies bundle.mjs makes are for HTTP servers: a user who
+  // serves the package runs `npx bytepair-assets OUT_DIR` (web/assets.mjs), which writes them. The
+  // memory snapshot goes as its Brotli copy alone (Node, Deno and Bun read it so: runtime.mjs
+  // readLocal), and the open-model tokenizers go into the optional package bytepair-tokenizers.
+  const DIST = join(ROOT, "dist");
+  const brotliOnly = new Set([join(DIST, manifest.snapshot)]);
+  const keep = (path) => {
+    if (path === join(DIST, "tokenizers") || path.startsWith(join(DIST, "tokenizers") + "/")) return false;
+    if (brotliOnly.has(path)) return false;
+    if (brotliOnly.has(path.replace(/\.br$/, ""))) return true;
+    return !(/\.(gz|br)$/.test(path) && existsSync(path.replace(/\.(gz|br)$/, "")));
+  };
+  cpSync(DIST, join(STAGE, "dist"), { recursive: true, filter: keep });
   for (const file of ["README.md", "LICENSE"]) cpSync(join(ROOT, file), join(STAGE, file));
   writeFileSync(join(STAGE, "package.json"), JSON.stringify(pkg, null, 2) + "\n");
 
-  let report;
-  try {
-    report = execFileSync("npm", ["pack", "--json", "--pack-destination", OUT], {
-      cwd: STAGE, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"],
-    });
-  } finally {
-    rmSync(STAGE, { recursive: true, force: true });
-  }
-  const [{ filename, size, unpackedSize, entryCount }] = JSON.parse(report);
-  console.log(`npm package bytepair@${pkg.version}: ${entryCount} files, ${(size / 1e6).toFixed(1)} MB packed, ${(unpackedSize / 1e6).toFixed(1)} MB unpacked`);
-  console.log(join(OUT, filename));
+  const tokenizers = {
+    name: "bytepair-tokenizers",
+    version: pkg.version,
+    description: "The open-model tokenizer.json files (Llama 3, Qwen 2.5, Qwen 3, DeepSeek V3, GPT-2) for bytepair's createTokenizer({ tokenizer }) and npx bytepair -t NAME",
+    license: pkg.license,
+    type: "module",
+    files: ["tokenizers/", "LICENSE"],
+    exports: { "./package.json": "./package.json", "./tokenizers/*": "./tokenizers/*" },
+  };
+  const extraStage = join(OUT, "package-tokenizers");
+  const extraTarball = join(OUT, `${tokenizers.name}-${tokenizers.version}.tgz`);
+  rmSync(extraStage, { recursive: true, force: true });
+  rmSync(extraTarball, { force: true });
+  mkdirSync(extraStage, { recursive: true });
+  cpSync(join(DIST, "tokenizers"), join(extraStage, "tokenizers"), {
+    recursive: true, filter: (path) => !(/\.(gz|br)$/.test(path) && existsSync(path.replace(/\.(gz|br)$/, ""))),
+  });
+  cpSync(join(ROOT, "LICENSE"), join(extraStage, "LICENSE"));
+  writeFileSync(join(extraStage, "package.json"), JSON.stringify(tokenizers, null, 2) + "\n");
+
+  const npmPack = (cwd) => {
+    try {
+      return JSON.parse(execFileSync("npm", ["pack", "--json", "--pack-destination", OUT], {
+        cwd, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"],
+      }))[0];
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  };
+  const extra = npmPack(extraStage);
+  const main = npmPack(STAGE);
+  const mb = (n) => (n / 1e6).toFixed(1);
+  console.log(`npm package ${tokenizers.name}@${tokenizers.version} (optional): ${extra.entryCount} files, ${mb(extra.size)} MB packed, ${mb(extra.unpackedSize)} MB unpacked`);
+  console.log(join(OUT, extra.filename));
+  console.log(`npm package bytepair@${pkg.version}: ${main.entryCount} files, ${mb(main.size)} MB packed, ${mb(main.unpackedSize)} MB unpacked`);
+  console.log(join(OUT, main.filename));
 }
 
 main();

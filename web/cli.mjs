@@ -40,6 +40,15 @@ function mountHost(pyodide) {
   }
 }
 
+/** The folder of the optional package bytepair-tokenizers; null if it is not installed. */
+function optionalTokenizers() {
+  try {
+    return dirname(fileURLToPath(import.meta.resolve("bytepair-tokenizers/package.json")));
+  } catch {
+    return null;
+  }
+}
+
 function write(stream, data) {
   return new Promise((resolve) => {
     if (!data.length) return resolve();
@@ -61,8 +70,10 @@ async function main() {
   if (process.platform !== "win32") mountHost(runtime.pyodide);
   // --tokenizer NAME: the package's prepared files, by their host paths (mounted), with the sha256
   // the Python side checks them against.
+  // They are in dist/ (a repository checkout) or in the optional package bytepair-tokenizers.
+  const extra = optionalTokenizers();
   const prepared = Object.fromEntries(Object.entries(runtime.manifest.tokenizers ?? {}).map(([name, { file }]) =>
-    [name, { path: join(dir, file), sha256: runtime.manifest.files[file]?.sha256 }]));
+    [name, { path: existsSync(join(dir, file)) || !extra ? join(dir, file) : join(extra, file), sha256: runtime.manifest.files[file]?.sha256 }]));
   const { code, stdout, stderr } = runtime.call("run_cli", process.argv.slice(2), process.platform === "win32" ? null : process.cwd(),
     JSON.stringify(prepared));
   process.stdout.on("error", () => {}); // a closed pipe (`| head`): the output is simply not wanted

@@ -54,6 +54,46 @@ async function sha256(bytes) {
   return hex(await subtle.digest("SHA-256", bytes));
 }
 
+/** A local asset's bytes. The npm package ships some assets in one form only (build/pack.mjs):
+ * the memory snapshot as `X.br` alone (a host serving the package over HTTP runs `npx
+ * bytepair-assets`, which writes the plain file back), and the open-model tokenizers in the
+ * optional package bytepair-tokenizers: each is looked for there when `file` is not found. */
+async function readLocal(readFile, file, path) {
+  try {
+    return new Uint8Array(await readFile(file));
+  } catch (err) {
+    if (err?.code !== "ENOENT") throw err;
+    const packed = await readFile(`${file}.br`).catch(() => null);
+    if (packed) {
+      const { brotliDecompress } = await nodeModule("node:zlib");
+      const bytes = await new Promise((resolve, reject) => brotliDecompress(packed, (e, out) => (e ? reject(e) : resolve(out))));
+      return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    }
+    const extra = path.startsWith("tokenizers/") ? await optionalTokenizers() : null;
+    if (!extra) {
+      if (path.startsWith("tokenizers/")) {
+        err.message += "; the open-model tokenizers come in the optional package bytepair-tokenizers: `npm install " +
+          "bytepair-tokenizers` (make pack builds it), or pass tokenizerJson";
+      }
+      throw err;
+    }
+    const { join } = await nodeModule("node:path");
+    return new Uint8Array(await readFile(join(extra, path)));
+  }
+}
+
+/** The folder of the optional package bytepair-tokenizers, resolved from this module; null if it is
+ * not installed (or this runtime cannot resolve packages). */
+async function optionalTokenizers() {
+  try {
+    const { fileURLToPath } = await nodeModule("node:url");
+    const { dirname } = await nodeModule("node:path");
+    return dirname(fileURLToPath(import.meta.resolve("bytepair-tokenizers/package.json")));
+  } catch {
+    return null;
+  }
+}
+
 /** Reads assets relative to `base` (a URL string), reporting bytes as they arrive. */
 class AssetReader {
   constructor(base) {
@@ -75,7 +115,7 @@ class AssetReader {
       const { fileURLToPath } = await nodeModule("node:url");
       let bytes;
       try {
-        bytes = new Uint8Array(await readFile(fileURLToPath(url)));
+        bytes = await readLocal(readFile, fileURLToPath(url), path);
       } catch (err) {
         const advice = readAdvice(err, "Pass assetsUrl where bytepair's dist/ is served, or build it with `make bundle`");
         throw bpError("AssetError", `cannot read ${path} from ${this.base}: ${err.message}. ${advice}.`);
@@ -91,7 +131,13 @@ class AssetReader {
     } catch (err) {
       throw bpError("AssetError", `cannot fetch ${url}: ${err.message}${advice}`);
     }
-    if (!response.ok) throw bpError("AssetError", `cannot fetch ${url}: HTTP ${response.status}${advice}`);
+    if (!response.ok) {
+      const prepare = response.status === 404 && path !== "manifest.json"
+        ? "; the npm package's dist/ is served once prepared: `npx bytepair-assets OUT_DIR` writes the files it ships " +
+          "compressed (and bytepair-tokenizers' files, if installed) into OUT_DIR, to serve as assetsUrl"
+        : "";
+      throw bpError("AssetError", `cannot fetch ${url}: HTTP ${response.status}${advice}${prepare}`);
+    }
     if (keep) {
       const untouched = response;
       response = response.clone();

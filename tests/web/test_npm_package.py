@@ -76,17 +76,56 @@ def test_tarball_holds_the_bundle_and_nothing_else(tarball: Path) -> None:
     assert {"package.json", "README.md", "LICENSE", "dist/manifest.json", "dist/bytepair.mjs", "dist/bytepair.d.ts", "dist/cli.mjs",
             "dist/bytepair-counter.mjs"} <= names
     assert {n.split("/")[0] for n in names} == {"package.json", "README.md", "LICENSE", "dist"}  # no Python, no tests
-    shipped = json.loads((DIST / "manifest.json").read_text())["files"]
+    built = json.loads((DIST / "manifest.json").read_text())
+    # One form of each file: the snapshot as its Brotli copy alone, the open-model tokenizers in bytepair-tokenizers
+    shipped = {p if p != built["snapshot"] else f"{p}.br" for p in built["files"] if not p.startswith("tokenizers/")}
     assert {f"dist/{p}" for p in shipped} <= names
+    assert not [n for n in names if n.endswith((".br", ".gz")) and n != f"dist/{built['snapshot']}.br"]
+    with tarfile.open(tarball.parent / f"bytepair-tokenizers-{manifest['version']}.tgz") as tar:
+        extra = {n.removeprefix("package/") for n in tar.getnames()}
+    assert {p for p in built["files"] if p.startswith("tokenizers/")} <= extra
     assert manifest["name"] == "bytepair" and "private" not in manifest
     assert not manifest.get("dependencies") and "devDependencies" not in manifest
-    assert manifest["bin"] == {"bytepair": "dist/cli.mjs"}
+    assert manifest["bin"] == {"bytepair": "dist/cli.mjs", "bytepair-assets": "dist/assets.mjs"}
 
 
 def test_pack_leaves_the_rest_of_its_out_folder_alone(tarball: Path) -> None:
     out = tarball.parent
     assert (out / "keep.txt").read_text() == "not pack's"
-    assert sorted(p.name for p in out.iterdir()) == sorted(["keep.txt", tarball.name])  # its staging folder removed
+    extra = tarball.name.replace("bytepair-", "bytepair-tokenizers-")
+    assert sorted(p.name for p in out.iterdir()) == sorted(["keep.txt", tarball.name, extra])  # its staging folders removed
+
+
+def test_package_size(tarball: Path) -> None:
+    """The issue's bounds: at most 12 MB to download and 30 MB installed (make pack prints both)."""
+    with tarfile.open(tarball) as tar:
+        unpacked = sum(m.size for m in tar.getmembers())
+    assert tarball.stat().st_size <= 12_000_000 and unpacked <= 30_000_000, (tarball.stat().st_size, unpacked)
+
+
+def test_open_model_tokenizers_come_with_the_optional_package(tarball: Path, tmp_path: Path) -> None:
+    from tests.hf_reference import hf_folder
+
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / "package.json").write_text(json.dumps({"name": "scratch", "version": "1.0.0", "type": "module", "private": True}))
+    assert _run([NPM, "install", "--offline", "--no-audit", "--no-fund", str(tarball)], folder).returncode == 0
+    text = "Hello <|begin_of_text|> wörld 🫠"
+    script = (
+        'import { createTokenizer } from "bytepair";'
+        f'const tok = await createTokenizer({{ tokenizer: "llama3" }}).catch((e) => e);'
+        'if (tok instanceof Error) console.log(tok.name, tok.message.includes("npm install bytepair-tokenizers"));'
+        f'else {{ console.log(JSON.stringify(Array.from(await tok.encode({json.dumps(text)})))); tok.dispose(); }}'
+    )
+    assert _module_output(folder, script) == ["AssetError", "true"]
+    extra = tarball.parent / tarball.name.replace("bytepair-", "bytepair-tokenizers-")
+    assert _run([NPM, "install", "--offline", "--no-audit", "--no-fund", str(extra)], folder).returncode == 0
+    llama3 = bytepair.Tokenizer.from_file(str(hf_folder("llama3") / "tokenizer.json"))
+    assert json.loads(_module_output(folder, script)[0]) == llama3.encode(text, add_special_tokens=False).ids
+    sample = folder / "sample.txt"
+    sample.write_text(text, encoding="utf-8")
+    result = _run([NPM, "exec", "--offline", "--no", "--", "bytepair", "count", "-t", "llama3", "sample.txt"], folder)
+    assert (result.returncode, result.stdout) == (0, f"{llama3.count(text)}\n".encode()), result.stderr.decode()[-2000:]
 
 
 def test_installs_alone_and_imports_by_name(project: Path) -> None:
@@ -160,7 +199,11 @@ def test_esbuild_browser_bundle_starts_its_worker_from_assets_url(project: Path,
     result = _run([str(ESBUILD), "web-app.mjs", "--bundle", "--platform=browser", "--format=esm", "--log-level=warning",
                    f"--outfile={site / 'app.mjs'}"], project)
     assert result.returncode == 0 and not result.stderr, result.stderr.decode()  # no error, no warning
-    (site / "bytepair-assets").symlink_to(project / "node_modules" / "bytepair" / "dist", target_is_directory=True)
+    # A web server needs the plain files and the .br/.gz copies: `npx bytepair-assets DIR` writes them.
+    result = _run([NPM, "exec", "--offline", "--no", "--", "bytepair-assets", str(site / "bytepair-assets")], project)
+    assert result.returncode == 0, result.stderr.decode()
+    assert {"snapshot.bin", "snapshot.bin.br", "snapshot.bin.gz", "pyodide/pyodide.asm.wasm.br"} <= {
+        p.relative_to(site / "bytepair-assets").as_posix() for p in (site / "bytepair-assets").rglob("*")}
     (site / "index.html").write_text('<!doctype html><meta charset="utf-8"><script type="module" src="./app.mjs"></script>')
     server, base = serve.serve_in_background(site)
     guard = Guard()

@@ -169,9 +169,9 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def workerd_config(project: Path, port: int) -> str:
+def workerd_config(project: Path, assets: Path, port: int) -> str:
     """A workerd config serving the probe Worker: every module of bytepair/workerd listed (what Wrangler
-    bundles), Pyodide's wasm as a wasm module, dist/ as a disk service bound as ASSETS."""
+    bundles), Pyodide's wasm as a wasm module, the prepared assets as a disk service bound as ASSETS."""
     dist = project / "node_modules" / "bytepair" / "dist"
     modules = ['(name = "worker.mjs", esModule = embed "worker.mjs")']
     for path in sorted([*dist.glob("*.mjs"), dist / "pyodide" / "pyodide.asm.mjs", dist / "pyodide" / "pyodide.mjs"]):
@@ -184,7 +184,7 @@ def workerd_config(project: Path, port: int) -> str:
 const config :Workerd.Config = (
   services = [
     (name = "main", worker = .probe),
-    (name = "assets", disk = (path = "{dist}", writable = false)),
+    (name = "assets", disk = (path = "{assets}", writable = false)),
   ],
   sockets = [(name = "http", address = "127.0.0.1:{port}", http = (), service = "main")],
 );
@@ -202,8 +202,11 @@ def test_workerd_runs_in_process(project: Path) -> None:
     """workerd, offline, on a config written here: the Worker imports "bytepair/workerd" (resolved
     here through the module names: the Worker imports node_modules/bytepair/dist/workerd.mjs)."""
     (project / "worker.mjs").write_text(WORKERD_SCRIPT.replace('"bytepair/workerd"', '"./node_modules/bytepair/dist/workerd.mjs"'))
+    # The static assets, as Wrangler would upload them: `npx bytepair-assets DIR` (plain files only here)
+    result = _run([NPM, "exec", "--offline", "--no", "--", "bytepair-assets", "workerd-assets", "--no-compress"], project)
+    assert result.returncode == 0, result.stderr.decode()
     port = _free_port()
-    (project / "config.capnp").write_text(workerd_config(project, port))
+    (project / "config.capnp").write_text(workerd_config(project, project / "workerd-assets", port))
     server = subprocess.Popen([_binary("workerd"), "serve", "config.capnp"], cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
         body = json.dumps({"texts": TEXTS, "json": (hf_folder("gpt2") / "tokenizer.json").read_text(encoding="utf-8")}).encode()
