@@ -1,5 +1,6 @@
 """The shards come out byte-identical after a real kill and a run again with the same arguments
-(`bytepair encode-corpus` in a child process, killed with SIGKILL mid-run with its workers), and
+(`bytepair encode-corpus` in a child process, cutting the corpus into small chunks, killed with
+SIGKILL mid-run with its workers), and
 when examples/dask_encode.py runs the chunks on a two-worker Dask LocalCluster."""
 
 from __future__ import annotations
@@ -16,38 +17,29 @@ from pathlib import Path
 import pytest
 
 import bytepair
-from tests.conftest import corpus_texts
-from tests.corpus.conftest import documents_of, shard_bytes
+from tests.corpus.conftest import shard_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "dask_encode.py"
 
 
-def _big_corpus(folder: Path, copies: int) -> list[str]:
-    """.jsonl files of the test corpus's documents, each copy made unique (so no piece-cache shortcut)."""
-    docs = documents_of(corpus_texts())
-    paths = []
-    for copy in range(copies):
-        path = folder / f"part{copy}.jsonl"
-        path.write_text("".join(json.dumps({"text": f"{copy}:{i} {doc}"}) + "\n" for i, doc in enumerate(docs)))
-        paths.append(str(path))
-    return paths
+CHILD = ("import sys; from bytepair.corpus import encode; encode.CHUNK_CHARS = 4096; "  # many chunks of a small corpus
+         "from bytepair.cli import main; sys.exit(main(sys.argv[1:]))")
 
 
 def _cli(paths: list[str], out: Path) -> list[str]:
-    return [sys.executable, "-m", "bytepair", "encode-corpus", *paths, "-o", str(out), "--encoding", "cl100k_base",
+    return [sys.executable, "-c", CHILD, "encode-corpus", *paths, "-o", str(out), "--encoding", "cl100k_base",
             "--processes", "2", "--shard-tokens", "3000"]
 
 
 @pytest.mark.skipif(not hasattr(os, "killpg"), reason="needs process groups")
-def test_killed_and_run_again_ends_byte_identical(tmp_path: Path) -> None:
-    paths = _big_corpus(tmp_path, 6)  # ~1.4 MB: two chunks of 1 M characters
+def test_killed_and_run_again_ends_byte_identical(tmp_path: Path, corpus) -> None:
+    paths, _ = corpus
     bytepair.encode_corpus(paths, tmp_path / "whole", encoding="cl100k_base", processes=1, shard_tokens=3000, progress=False)
     whole = shard_bytes(tmp_path / "whole")
     out = tmp_path / "out"
     env = {**os.environ, "PYTHONPATH": str(ROOT / "core")}
     child = subprocess.Popen(_cli(paths, out), env=env, start_new_session=True, stderr=subprocess.PIPE)
-    manifest: dict = {}
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and child.poll() is None:
         try:
@@ -57,7 +49,7 @@ def test_killed_and_run_again_ends_byte_identical(tmp_path: Path) -> None:
         if manifest.get("shards"):
             os.killpg(child.pid, signal.SIGKILL)  # the command and its workers, mid-run
             break
-        time.sleep(0.01)
+        time.sleep(0.005)
     child.wait(timeout=60)
     assert child.returncode == -signal.SIGKILL, child.stderr.read().decode() if child.stderr else ""
     killed = json.loads((out / "manifest.json").read_text())
