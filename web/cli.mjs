@@ -63,6 +63,11 @@ async function main() {
   try {
     runtime = await Runtime.load({ assetsUrl: pathToFileURL(dir + "/").href });
     await Promise.all(Object.keys(runtime.manifest.encodings).map((name) => runtime.ensureEncoding(name)));
+    // A cold start keeps the started runtime, every encoding built, in the user's cache folder (see
+    // stored.mjs; BYTEPAIR_CACHE=off keeps nothing): the next command restores it. Taken before the
+    // host's folders are mounted, which a snapshot must not hold.
+    runtime.storeSnapshot(Object.keys(runtime.manifest.encodings));
+    await runtime.snapshotStored;
   } catch (err) {
     process.stderr.write(`bytepair: ${err.message}\n`);
     return 1;
