@@ -62,12 +62,18 @@ async function main() {
   let runtime;
   try {
     runtime = await Runtime.load({ assetsUrl: pathToFileURL(dir + "/").href });
-    await Promise.all(Object.keys(runtime.manifest.encodings).map((name) => runtime.ensureEncoding(name)));
-    // A cold start keeps the started runtime, every encoding built, in the user's cache folder (see
-    // stored.mjs; BYTEPAIR_CACHE=off keeps nothing): the next command restores it. Taken before the
-    // host's folders are mounted, which a snapshot must not hold.
-    runtime.storeSnapshot(Object.keys(runtime.manifest.encodings));
-    await runtime.snapshotStored;
+    const names = Object.keys(runtime.manifest.encodings);
+    // The rank files (Pyodide's in-memory files are JavaScript's, not in a restored snapshot) ...
+    runtime.encodings.clear();
+    await Promise.all(names.map((name) => runtime.ensureEncoding(name)));
+    if (runtime.snapshotKey) {
+      // ... and on a cold start, every encoding built, then the started runtime kept in the user's
+      // cache folder (see stored.mjs; BYTEPAIR_CACHE=off keeps nothing) for the next command to
+      // restore. Taken before the host's folders are mounted, which a snapshot must not hold.
+      runtime.pyodide.runPython(`import bytepair\nfor name in ${JSON.stringify(names)}:\n    bytepair.get_encoding(name).encode("warm")`);
+      runtime.storeSnapshot(names);
+      await runtime.snapshotStored;
+    }
   } catch (err) {
     process.stderr.write(`bytepair: ${err.message}\n`);
     return 1;
