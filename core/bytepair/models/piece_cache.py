@@ -111,7 +111,8 @@ class PieceCache(dict[str, tuple[int, ...]]):
 
     def __missing__(self, piece: str) -> tuple[int, ...]:
         if len(piece) > LONG_PIECE_CHARS:
-            return self._long.encode(piece) if self._long is not None else self._encode(piece)
+            ids = self._long.encode(piece) if self._long is not None else None
+            return ids if ids is not None else self._encode(piece)  # None: the model merges it itself
         ids = self._encode(piece)
         size = entry_bytes(piece, ids)
         if len(self) >= self.max_entries or self.bytes + size > self.max_bytes:

@@ -11,7 +11,8 @@ hold them equal:
 * ``pair_check.py`` - whether two adjacent tokens stay apart (a new piece of two tokens, found
   without merging); ``backtrack.py`` - longest tokens first, with backtracking;
 * ``long_pieces.py`` - long pieces assembled exactly from cached chunks; ``piece_cuts.py`` - places
-  in a long piece no merge can cross; ``small_alphabet.py`` - long pieces of a few distinct bytes.
+  in a long piece no merge can cross; ``small_alphabet.py`` - long pieces of a few distinct bytes;
+  ``ranked_long_pieces.py`` - the same for a byte-level ``BPEModel``, its merges read as ranks.
 
 >>> from bytepair import get_encoding
 >>> isinstance(get_encoding("r50k_base").engine.model, RankModel)

@@ -30,6 +30,7 @@ from .hf_methods import BPEMethods
 from ...errors import UnsavableError, VocabFormatError
 from ...formats.rank_table import ranks_from_merges
 from .pair_merge import MergeTable, pair_merge
+from .ranked_long_pieces import ranked_long_pieces
 
 __all__ = ["BPEModel"]
 
@@ -104,7 +105,7 @@ class BPEModel(BPEMethods):
 
     def _finish_init(self, unk_token: str | None, byte_fallback: bool, byte_level: bool, width: int, where: str) -> None:
         self._unk_id = self.vocab.get(unk_token) if unk_token is not None else None
-        if unk_token is not None and self._unk_id is None:
+        if unk_token is not None and self._unk_id is None and self.vocab:  # (an empty model is one to train)
             raise VocabFormatError(f"{where}.unk_token {unk_token!r} is not in {where}.vocab")
         self._byte_tokens = [self.vocab.get(f"<0x{b:02X}>") for b in range(256)] if byte_fallback else None
         self._byte_ids: list[int] | None = None
@@ -129,6 +130,11 @@ class BPEModel(BPEMethods):
                 lengths[token_id] = length
             self._lengths = lengths
         return self._lengths
+
+    def long_piece_encoder(self, cache: Any) -> Any:
+        """The encoder of pieces too long to merge whole (``models/bpe/ranked_long_pieces.py``: the
+        tiktoken face's, over these merges read as ranks), for byte-level models; else None."""
+        return ranked_long_pieces(self, type(cache))
 
     # ---------------------------------------------------------------- vocabulary
     def clear_memos(self) -> None:
