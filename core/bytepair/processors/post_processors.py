@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import VocabFormatError
+from .template_spec import special_tokens_spec, template_items
 from .base import Piecewise, PostProcessor, trim_byte_level_offsets
 
 __all__ = ["BertProcessing", "ByteLevel", "RobertaProcessing", "Sequence", "TemplateProcessing", "pair_json"]
@@ -43,7 +44,11 @@ class ByteLevel(PostProcessor):
 class TemplateProcessing(PostProcessor):
     """Templates such as ``$A`` / ``<s> $A </s> $B:1 </s>:1`` as ``tokenizer.json`` spells them."""
 
-    def __init__(self, single: list[dict[str, Any]], pair: list[dict[str, Any]], special_tokens: dict[str, dict[str, Any]]) -> None:
+    def __init__(self, single: Any = "$0", pair: Any = "$A:0 $B:1", special_tokens: Any = None) -> None:
+        """HF's arguments: templates as strings (``"[CLS] $A [SEP]"``) or piece lists, special tokens
+        as ``(token, id)`` tuples or ``{id, ids, tokens}`` objects (``template_spec.py``)."""
+        single, pair = template_items(single), template_items(pair)
+        special_tokens = special_tokens_spec(special_tokens)
         self.single, self.pair, self.special_tokens = single, pair, special_tokens
         for template in (single, pair):
             for item in template:
