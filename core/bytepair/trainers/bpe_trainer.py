@@ -196,3 +196,4 @@ class WordPieceTrainer(BpeTrainer):
 
 
 DEFAULT_TRAINERS["WordPiece"] = WordPieceTrainer
+DEFAULT_TRAINERS["BPE"] = BpeTrainer
