@@ -283,6 +283,10 @@ def _expected_output(command: str) -> str | None:
         words[words.index("--encoding") + 1] if "--encoding" in words else "o200k_base"
     )
     sub = words[1]
+    files = [w for w in words[2:] if w == "FILE"]
+    if sub == "count" and len(files) > 1:  # a line per file, then the total
+        n = enc.count(SAMPLE_TEXT)
+        return "".join(f"{n}\tFILE\n" for _ in files) + f"{n * len(files)}\ttotal\n"
     if sub == "count":
         return f"{enc.count(SAMPLE_TEXT)}\n"
     if sub == "encode":

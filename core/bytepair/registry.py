@@ -13,7 +13,7 @@ from functools import cache
 from importlib import resources
 
 from .encoding import Encoding
-from .errors import EncodingRegistrationError, UnknownEncodingError, UnknownModelError
+from .errors import EncodingRegistrationError, UnknownEncodingError, UnknownModelError, VocabFormatError
 from .formats.packed_ranks import PackedRanks, read_packed_ranks
 from .models.bpe.char_merge import unpack_fragments
 from .data.openai import ENCODING_SPECS
@@ -136,7 +136,13 @@ def _packed(ranks_file: str) -> tuple[PackedRanks, dict[bytes, int]]:
             data = f.read()
     else:
         path = f"bytepair/data/{ranks_file}.bpr"
-        data = resources.files("bytepair").joinpath("data", f"{ranks_file}.bpr").read_bytes()
+        try:
+            data = resources.files("bytepair").joinpath("data", f"{ranks_file}.bpr").read_bytes()
+        except FileNotFoundError:  # a vendored copy that kept the .py files only
+            raise VocabFormatError(
+                f"{path} is missing: bytepair was copied without its rank data; reinstall it, or keep bytepair/data/*.bpr "
+                'where it is vendored (Cloudflare Python Workers: rules = [{ type = "Data", globs = ["**/*.bpr"], fallthrough = true }])'
+            ) from None
     packed = read_packed_ranks(data, origin=path, check_hash=not verified)
     return packed, packed.ranks()
 

@@ -278,3 +278,22 @@ def test_pip_wheel_installs_alone_and_counts(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr.decode()
     native = _run([sys.executable, "-m", "bytepair", "count", "crlf.txt"], tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT / "core")})
     assert result.stdout == native.stdout
+
+
+def test_readme_npx_lines_run(project: Path, tmp_path: Path) -> None:
+    """Every `npx ...` line of the README's ```sh blocks runs in the scratch project, with README.md
+    beside it (the README counts itself), and exits 0."""
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```(?:sh|bash|shell)\n(.*?)```", readme, flags=re.S)
+    lines = [line.split("  #")[0].strip() for block in blocks for line in block.splitlines() if line.startswith("npx ")]
+    assert len(lines) >= 3, lines
+    shutil.copy(ROOT / "README.md", project / "README.md")
+    for line in lines:
+        result = _run(["sh", "-c", line], project)
+        assert result.returncode == 0, f"{line}: {result.stderr.decode()[-2000:]}"
+        if line.endswith("count README.md"):
+            want = bytepair.get_encoding("o200k_base").count(readme, disallowed_special=())
+            assert result.stdout == f"{want}\n".encode() and b"counted as ordinary text" in result.stderr
+    assert (project / "public" / "bytepair" / "snapshot.bin").is_file()
