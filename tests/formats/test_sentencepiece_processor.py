@@ -113,3 +113,13 @@ def test_model_proto_bytes_and_errors() -> None:
         bytepair.SentencePieceProcessor().encode("x")
     with pytest.raises(InvalidInputError):
         sp.encode(3)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("name", ["unigram", "nfkc_cf_symbols"])
+def test_long_text(name: str) -> None:
+    """A whole corpus in one call: the 32-bit sums pass 1e5 and are taken back, as sentencepiece's."""
+    from tests.spm_reference import corpus_text
+
+    text = corpus_text()[:150_000]
+    ours = bytepair.SentencePieceProcessor(model_file=str(spm_model(name)))
+    assert ours.encode(text) == spm_processor(name).encode(text)

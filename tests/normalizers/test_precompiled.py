@@ -41,7 +41,10 @@ def test_trained_maps_against_hf(variant: str) -> None:
                                                       for _ in range(400)]
     for text in texts:
         normalized, align = ours.normalize_aligned(text)
-        assert normalized == hf.normalize_str(text), text
+        assert normalized == hf.normalize_str(text) == ours.normalize(text), text
+        plain, plain_align = ours.reference_normalize_aligned(text)
+        identity = [(i, i + 1) for i in range(len(text))]
+        assert (normalized, align or identity) == (plain, plain_align or identity), text
         if normalized:
             assert (align or [(i, i + 1) for i in range(len(text))]) == _offsets_by_hf(blob, text, normalized), text
 

@@ -70,6 +70,22 @@ class CharsMap:
                 out.append((i - start + 1, units[pos] & 0x7FFFFFFF))
         return out
 
+    def starts_key(self, data: bytes) -> bool:
+        """Whether some key begins with ``data`` (a walk of the trie that does not fall off)."""
+        units = self.units
+        n = len(units)
+        unit = units[0] if n else 0
+        pos = (unit >> 10) << ((unit & 512) >> 6)
+        for c in data:
+            pos ^= c
+            if pos >= n:
+                return False
+            unit = units[pos]
+            if (unit & 0x800000FF) != c:
+                return False
+            pos ^= (unit >> 10) << ((unit & 512) >> 6)
+        return bool(data)
+
     def rewrite(self, value: int) -> str:
         """The string a key's ``value`` points to."""
         found = self._cache.get(value)

@@ -2,9 +2,9 @@
 over a ``.model``'s pieces, for ``SentencePieceProcessor``.
 
 Why not ``models.Unigram`` / ``models.BPE``: sentencepiece's rules differ from HF's in details that
-change ids. Its Unigram sums scores in 32-bit floats (each sum rounded: the
-ties this decides are held equal by the tests), scores a user-defined piece as
-``length * max_score - 0.1`` (so it always wins), never matches control, unknown or byte pieces
+change ids. Its Unigram (as of sentencepiece 0.2.3) sums scores in 32-bit floats
+(each sum rounded, and taken back by the sum so far when it passes 1e5: the ties this decides are
+held equal by the tests), scores a user-defined piece ``0.1 * (length - 1)`` (so it wins), never matches control, unknown or byte pieces
 inside text and skips unused ones; its BPE has no merges list: the adjacent pair whose joined text
 is a piece with the highest score merges first (the leftmost of equal ones), user-defined pieces
 never merge, and an unused piece that was merged is split back into what it was made of.
@@ -30,7 +30,6 @@ from .unigram.sampling import nbest_paths, sample_path
 __all__ = ["SentencePieceModel"]
 
 FLT_MAX = 3.4028234663852886e38
-FLT_MIN = 1.1754943508222875e-38
 
 
 def f32(x: float) -> float:
@@ -51,7 +50,6 @@ class SentencePieceModel:
             (self.matchable if p.type in (NORMAL, USER_DEFINED, UNUSED) else self.reserved).setdefault(p.piece, i)
         normal = [p.score for p in self.pieces if p.type == NORMAL]
         self.min_score = min(normal, default=FLT_MAX)
-        self.max_score = max(normal + [FLT_MIN])
         self.unk_score = f32(self.min_score - UNK_PENALTY)
         self.user_defined = {p.piece for p in self.pieces if p.type == USER_DEFINED}
         self.max_length = max(map(len, self.matchable), default=0)
@@ -65,26 +63,39 @@ class SentencePieceModel:
         return found
 
     def _score(self, token_id: int, length: int) -> float:
+        """A piece's score in a path; a user-defined piece's ``0.1 * (length - 1)`` (a bonus that
+        makes it win), its length in UTF-8 bytes in the best path, in characters in the lattice."""
         p = self.pieces[token_id]
         if p.type == USER_DEFINED:
-            return f32(f32(length * self.max_score) - 0.1)
+            return f32(0.1 * (length - 1))
         return p.score
 
     # ---------------------------------------------------------------- Unigram
     def _unigram(self, text: str) -> list[tuple[str, int]]:
-        """``EncodeOptimized``: the best path with 32-bit sums (lengths in UTF-8 bytes)."""
+        """``EncodeOptimized`` (sentencepiece 0.2.3): the best path in 32-bit sums; when the sum
+        reaching a position passes 1e5 in size, it is subtracted from every position reached
+        so far from there on (so long texts keep their precision: the ties this decides are
+        sentencepiece's)."""
         n = len(text)
         best = array("f", bytes(4 * (n + 1)))
         back = [-1] * (n + 1)
         ids = [0] * (n + 1)
         get, pieces = self.matchable.get, self.pieces
+        frontier = 0
         for start in range(n):
             here = best[start]
+            if here < -1e5 or here > 1e5:
+                for i in range(start, frontier + 1):
+                    if i == start or back[i] != -1:
+                        best[i] = best[i] - here
+                here = 0.0
             single = False
             for end in range(start + 1, min(n, start + self.max_length) + 1):
                 token_id = get(text[start:end])
                 if token_id is None or pieces[token_id].type == UNUSED:
                     continue
+                if end > frontier:
+                    frontier = end
                 if pieces[token_id].type == USER_DEFINED:
                     score = self._score(token_id, len(text[start:end].encode("utf-8", "surrogatepass")))
                 else:
@@ -96,6 +107,8 @@ class SentencePieceModel:
                     single = True
             if not single:
                 end = start + 1
+                if end > frontier:
+                    frontier = end
                 candidate = f32(self.unk_score + here)
                 if back[end] < 0 or candidate > best[end]:
                     best[end], back[end], ids[end] = candidate, start, self.unk_id
@@ -109,7 +122,7 @@ class SentencePieceModel:
 
     def _lattice(self, text: str) -> list[list[tuple[int, int, int, float]]]:
         if self._table is None:
-            self._table = PieceTable({piece: (i, self._score(i, len(piece.encode("utf-8", "surrogatepass"))))
+            self._table = PieceTable({piece: (i, self._score(i, len(piece)))
                                       for piece, i in self.matchable.items() if self.pieces[i].type != UNUSED})
         return lattice_nodes(text, self._table, self.unk_id, self.unk_score)
 

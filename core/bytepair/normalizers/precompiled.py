@@ -23,6 +23,7 @@ character put out last) and the tags are walked against the input (``walk``).
 from __future__ import annotations
 
 import base64
+import re
 import unicodedata
 from typing import Any
 
@@ -68,6 +69,11 @@ def graphemes(text: str) -> list[str]:
     return out
 
 
+def _class_char(ch: str) -> str:
+    """``ch`` written for a regular-expression character class."""
+    return "\\" + ch if ch in "\\]^-[" else ch
+
+
 def walk(tags: list[tuple[str, int]], n_input: int) -> Alignment:
     """Each output character's input span from HF's transformation tags (``NormalizedString::
     transform`` over characters of an unchanged input)."""
@@ -89,6 +95,9 @@ class Precompiled(Normalizer):
         blob = base64.b64decode(precompiled_charsmap) if isinstance(precompiled_charsmap, str) else bytes(precompiled_charsmap)
         self.charsmap = CharsMap(blob)
         self._memo: dict[str, str | None] = {}
+        self._starts: dict[str, bool] = {}
+        self._joins: dict[str, bool] = {}
+        self._patterns: dict[str, re.Pattern[str]] = {}
 
     def _transform(self, chunk: str) -> str | None:
         found = self._memo.get(chunk, self)
@@ -99,11 +108,47 @@ class Precompiled(Normalizer):
                 self._memo.clear()
         return found  # type: ignore[return-value]
 
-    def normalize(self, text: str) -> str:
-        return self.normalize_aligned(text)[0]
+    def _dirty(self, text: str) -> list[str]:
+        """The characters of ``text`` that begin some rule (the others pass through unchanged)."""
+        memo = self._starts
+        out = []
+        for ch in set(text):
+            found = memo.get(ch)
+            if found is None:
+                found = memo[ch] = ch != "\x00" and self.charsmap.starts_key(ch.encode("utf-8", "surrogatepass"))
+            if found:
+                out.append(ch)
+        return out
 
-    def normalize_aligned(self, text: str) -> tuple[str, Alignment | None]:
-        tags: list[tuple[str, int]] = []
+    def _windows(self, text: str, dirty: list[str]) -> list[tuple[int, int]]:
+        """The stretches of whole graphemes around every character that begins a rule, merged."""
+        key = "".join(sorted(dirty))
+        pattern = self._patterns.get(key)
+        if pattern is None:
+            if len(self._patterns) > 256:
+                self._patterns.clear()
+            pattern = self._patterns[key] = re.compile("[" + "".join(map(_class_char, key)) + "]")
+        n = len(text)
+        windows: list[tuple[int, int]] = []
+        for found in pattern.finditer(text):
+            start = end = found.start()
+            if windows and start < windows[-1][1]:
+                continue
+            while start > 0 and _extends(text[start]):
+                start -= 1
+            if start > 0 and text[start] == "\n" and text[start - 1] == "\r":
+                start -= 1
+            end += 1
+            while end < n and (_extends(text[end]) or (text[end] == "\n" and text[end - 1] == "\r")):
+                end += 1
+            if windows and start <= windows[-1][1]:
+                windows[-1] = (windows[-1][0], end)
+            else:
+                windows.append((start, end))
+        return windows
+
+    def _tags(self, text: str, tags: list[tuple[str, int]]) -> bool:
+        """HF's transformation tags of ``text``, graphemes looked up whole then by character."""
         modified = False
         for cluster in graphemes(text):
             if len(cluster.encode("utf-8", "surrogatepass")) < 6:
@@ -119,10 +164,78 @@ class Precompiled(Normalizer):
                     _replace(tags, ch, norm)
                 else:
                     tags.append((ch, 0))
+        return modified
+
+    def _single_characters(self, text: str, dirty: list[str]) -> dict[int, str] | None:
+        """Where every grapheme of ``text`` is one character (no combining mark, joiner or CR), the
+        rewrite of each character that has one (for ``str.translate``); None otherwise."""
+        memo = self._joins
+        for ch in set(text):
+            joins = memo.get(ch)
+            if joins is None:
+                joins = memo[ch] = ch == "\r" or _extends(ch)
+            if joins:
+                return None
+        table = {}
+        for ch in dirty:
+            norm = self._transform(ch)
+            if norm is not None:
+                table[ord(ch)] = norm
+        return table
+
+    def normalize(self, text: str) -> str:
+        dirty = self._dirty(text)
+        if not dirty:
+            return text
+        table = self._single_characters(text, dirty)
+        if table is not None:
+            return text.translate(table) if table else text
+        parts, last = [], 0
+        for start, end in self._windows(text, dirty):
+            tags: list[tuple[str, int]] = []
+            self._tags(text[start:end], tags)
+            parts.append(text[last:start])
+            parts.append("".join(c for c, _ in tags))
+            last = end
+        parts.append(text[last:])
+        return "".join(parts)
+
+    def normalize_aligned(self, text: str) -> tuple[str, Alignment | None]:
+        dirty = self._dirty(text)
+        if not dirty:
+            return text, None
+        table = self._single_characters(text, dirty)
+        if table is not None:
+            if not table:
+                return text, None
+            if all(len(norm) == 1 for norm in table.values()):
+                return text.translate(table), None  # one character for one: positions unchanged
+            tags: list[tuple[str, int]] = []
+            get = table.get
+            for ch in text:
+                norm = get(ord(ch))
+                if norm is None:
+                    tags.append((ch, 0))
+                else:
+                    _replace(tags, ch, norm)
+            return "".join(c for c, _ in tags), walk(tags, len(text))
+        tags = []
+        modified, last = False, 0
+        for start, end in self._windows(text, dirty):
+            tags.extend(zip(text[last:start], [0] * (start - last)))
+            modified = self._tags(text[start:end], tags) or modified
+            last = end
+        tags.extend(zip(text[last:], [0] * (len(text) - last)))
         if not modified:
             return text, None
-        out = "".join(c for c, _ in tags)
-        return out, walk(tags, len(text))
+        return "".join(c for c, _ in tags), walk(tags, len(text))
+
+    def reference_normalize_aligned(self, text: str) -> tuple[str, Alignment | None]:
+        """The plain form: every grapheme of the text looked up (tests hold the two equal)."""
+        tags: list[tuple[str, int]] = []
+        if not self._tags(text, tags):
+            return text, None
+        return "".join(c for c, _ in tags), walk(tags, len(text))
 
     def to_json(self) -> dict[str, Any]:
         return {"type": "Precompiled", "precompiled_charsmap": base64.b64encode(self.charsmap.blob).decode("ascii")}

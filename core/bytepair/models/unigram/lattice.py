@@ -24,7 +24,7 @@ from collections.abc import Mapping
 
 from ...errors import InvalidInputError
 
-__all__ = ["UNK_PENALTY", "Node", "PieceTable", "best_path", "fuse_unknown", "lattice_nodes"]
+__all__ = ["UNK_PENALTY", "Node", "PieceTable", "best_path", "best_path_from", "fuse_unknown", "lattice_nodes"]
 
 UNK_PENALTY = 10.0
 """What an unknown character costs below the lowest score (HF's and sentencepiece's ``kUnkPenalty``)."""
@@ -95,6 +95,71 @@ def best_path(text: str, table: PieceTable, unk_id: int | None, unk_score: float
         end = back[end]
     path.reverse()
     return path
+
+
+def best_path_from(text: str, table: PieceTable, unk_id: int | None, unk_score: float,
+                   start_score: float) -> tuple[list[tuple[int, int, int]], float, float]:
+    """:func:`best_path` of a stretch whose start the best path reaches with ``start_score`` (the
+    same sums as over the whole text), with the best score at its end and the smallest gap between
+    two scores compared on the way (0: a tie decided by the order of the candidates).
+
+    >>> best_path_from("ab", PieceTable({"a": (1, -1.0), "b": (2, -2.0), "ab": (3, -2.5)}), 0, -12.0, -1.0)
+    ([(0, 2, 3)], -3.5, 0.5)
+    """
+    n = len(text)
+    score = [0.0] * (n + 1)
+    score[0] = start_score
+    back = [-1] * (n + 1)
+    ids = [0] * (n + 1)
+    margin = float("inf")
+    get, prefixes, longest = table.entries.get, table.prefixes, table.max_length
+    for start in range(n):
+        here = score[start]
+        single = False
+        # The entries at ``start``, shortest first (``PieceTable.matches``, inlined), then the
+        # unknown node where no one-character entry is.
+        for end in range(start + 1, min(n, start + longest) + 1):
+            sub = text[start:end]
+            if end - start <= 4 and sub not in prefixes:
+                break
+            found = get(sub)
+            if found is None:
+                continue
+            candidate = found[1] + here
+            if end == start + 1:
+                single = True
+            if back[end] < 0:
+                score[end], back[end], ids[end] = candidate, start, found[0]
+                continue
+            gap = candidate - score[end]
+            if gap > 0:
+                score[end], back[end], ids[end] = candidate, start, found[0]
+            else:
+                gap = -gap
+            if gap < margin:
+                margin = gap
+        if not single:
+            if unk_id is None:
+                raise missing_unknown()
+            end = start + 1
+            candidate = unk_score + here
+            if back[end] < 0:
+                score[end], back[end], ids[end] = candidate, start, unk_id
+                continue
+            gap = candidate - score[end]
+            if gap > 0:
+                score[end], back[end], ids[end] = candidate, start, unk_id
+            else:
+                gap = -gap
+            if gap < margin:
+                margin = gap
+    path = []
+    end = n
+    while end > 0:
+        path.append((back[end], end, ids[end]))
+        end = back[end]
+    path.reverse()
+    return path, score[n], margin
 
 
 def fuse_unknown(path: list[tuple[int, int, int]], unk_id: int | None) -> list[tuple[int, int, int]]:

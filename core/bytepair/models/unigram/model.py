@@ -26,7 +26,7 @@ from typing import Any
 
 from ...errors import InvalidArgumentError, VocabFormatError
 from ..token import Token
-from .lattice import UNK_PENALTY, PieceTable, best_path, fuse_unknown, lattice_nodes
+from .lattice import UNK_PENALTY, PieceTable, best_path, best_path_from, fuse_unknown, lattice_nodes
 from .sampling import sample_nbest, sample_path
 
 __all__ = ["TRAINER", "Unigram"]
@@ -71,6 +71,10 @@ class Unigram:
         self.min_score = min((score for _, score in self.vocab), default=math.inf)
         self.unk_score = self.min_score - UNK_PENALTY
         self._byte_ids = [self._ids.get(f"<0x{b:02X}>") for b in range(256)] if self.byte_fallback else []
+        # "▁" never inside a piece: every "▁" of a text starts a stretch no piece crosses (long
+        # pieces, as Metaspace without split gives, are cut there; ``_best``).
+        self._cut = "\u2581" if not any("\u2581" in piece[1:] for piece in self._ids) else None
+        self._stretches: dict[str, tuple[list[tuple[int, int, int]], list[float], float, float]] = {}
         self.dropout = 0.0
         self.token_byte_length = None  # not byte-level: offsets come from piece_byte_lengths
 
@@ -119,7 +123,7 @@ class Unigram:
         if sample is None:
             sample = bool(self.alpha)
         if not sample:
-            return fuse_unknown(best_path(piece, self.table, self.unk_id, self.unk_score), self.unk_id)
+            return fuse_unknown(self._best(piece), self.unk_id)
         nodes = lattice_nodes(piece, self.table, self.unk_id, self.unk_score)
         alpha = float(self.alpha or 0.0)
         if self.nbest_size is not None and self.nbest_size > 0:
@@ -127,6 +131,45 @@ class Unigram:
         else:
             path = sample_path(nodes, len(piece), alpha, rng or self.rng)
         return fuse_unknown(path, self.unk_id)
+
+    def _best(self, piece: str) -> list[tuple[int, int, int]]:
+        """:func:`best_path` of ``piece``, stretch by stretch between the ``"▁"`` no piece crosses
+        when the piece is long. Each stretch's best path is remembered with the smallest gap
+        between two scores compared in it; it is reused where that gap is far above what rounding
+        at the current sum can move (so every comparison would go the same way), and otherwise
+        worked out again from the exact sum the whole-text path reaches the stretch with. The sums
+        are carried as the whole-text path makes them (each score added to the sum so far), so the
+        result is :func:`best_path`'s, ties included (tests hold the two equal)."""
+        if self._cut is None or len(piece) < 48:
+            return best_path(piece, self.table, self.unk_id, self.unk_score)
+        cut = self._cut
+        bounds = [0]
+        at = piece.find(cut, 1)
+        while at > 0:
+            bounds.append(at)
+            at = piece.find(cut, at + 1)
+        bounds.append(len(piece))
+        path: list[tuple[int, int, int]] = []
+        total = 0.0
+        memo = self._stretches
+        for a, b in zip(bounds, bounds[1:]):
+            stretch = piece[a:b]
+            known = memo.get(stretch)
+            if known is not None and known[2] > _rounding(known[3]) + _rounding(total):
+                nodes, scores = known[0], known[1]
+                for (s, e, token_id), score in zip(nodes, scores):
+                    path.append((a + s, a + e, token_id))
+                    total = score + total
+                continue
+            nodes, end_score, margin = best_path_from(stretch, self.table, self.unk_id, self.unk_score, total)
+            scores = [self.unk_score if token_id == self.unk_id and self._ids.get(stretch[s:e]) != token_id
+                      else self.vocab[token_id][1] for s, e, token_id in nodes]
+            if len(memo) > 200_000:
+                memo.clear()
+            memo[stretch] = (nodes, scores, margin, total)
+            path.extend((a + s, a + e, token_id) for s, e, token_id in nodes)
+            total = end_score
+        return path
 
     def encode_piece(self, piece: str, *, dropout: float = 0.0, rng: Random | None = None) -> tuple[int, ...]:
         """Token ids of one piece (the best cut; a sampled one when ``alpha`` is set)."""
@@ -236,6 +279,11 @@ class Unigram:
 
         nodes = lattice_nodes(piece, self.table, self.unk_id, self.unk_score)
         return [[piece[s:e] for s, e, _ in path] for path, _ in nbest_paths(nodes, len(piece), n)]
+
+
+def _rounding(total: float) -> float:
+    """A bound, far above the real one, on how far rounding moves a sum of scores near ``total``."""
+    return 1e-12 * (abs(total) + 1e3)
 
 
 def unigram_from_json(obj: dict[str, Any], origin: str, *, byte_level: bool = False, parts: Any = None) -> Unigram:
