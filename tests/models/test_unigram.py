@@ -188,3 +188,15 @@ def test_sampled_ids_get_offsets() -> None:
     model = Unigram(VOCAB + [("<0x78>", -5.0)], unk_id=0)
     assert model.piece_tokens("abxab", (1, 2, 0, 3)) == ["a", "b", "x", "ab"]
     assert model.piece_byte_lengths("abxab", (1, 2, 0, 3)) == [1, 1, 1, 2]
+
+
+def test_long_pieces_stretch_by_stretch_equal_the_plain_path() -> None:
+    """``_best`` (stretches between ▁, reused where no comparison is close) gives ``best_path``'s
+    segmentation, also with scores chosen to tie."""
+    rnd = random.Random(0)
+    for _ in range(120):
+        pieces = {"▁" * (rnd.random() < 0.5) + "".join(rnd.choice("ab-") for _ in range(rnd.randint(1, 4))) for _ in range(25)}
+        model = Unigram([("<unk>", 0.0)] + [(p, -float(rnd.choice([1, 2, 3, 1.5]))) for p in sorted(pieces)], unk_id=0)
+        for _ in range(4):
+            text = "".join(rnd.choice(["▁", "a", "b", "-", "c", "ab", "--"]) for _ in range(rnd.randint(40, 300)))
+            assert model._best(text) == best_path(text, model.table, 0, model.unk_score), text
