@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import io
 import json
+import tempfile
 from pathlib import Path
 
 import numpy
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import bytepair
 from bytepair.corpus import read_shards
@@ -135,3 +138,29 @@ def test_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert main(["encode-corpus", str(path), "-o", str(tmp_path / "o2"), "--encoding", "no_such"]) == 2
     with pytest.raises(SystemExit):
         main(["encode-corpus", str(path), "-o", str(tmp_path / "o3"), "--shard-tokens", "0"])
+
+
+@settings(max_examples=15, deadline=None)
+@given(docs=st.lists(st.text(max_size=60) | st.sampled_from(["<|endoftext|>", " " * 90, "x" * 200]), max_size=12),
+       shard_tokens=st.integers(3, 40))
+def test_any_documents_any_shard_size(docs: list[str], shard_tokens: int) -> None:
+    enc = bytepair.get_encoding("gpt2")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "docs.jsonl"
+        path.write_text("".join(json.dumps({"text": d}) + "\n" for d in docs), encoding="utf-8")
+        manifest = bytepair.encode_corpus([path], Path(tmp) / "out", encoding=enc, processes=1,
+                                          shard_tokens=shard_tokens, progress=False)
+        assert all_ids(Path(tmp) / "out") == [i for d in docs for i in [*enc.encode_ordinary(d), enc.eot_token]]
+    sizes = [len(enc.encode_ordinary(d)) + 1 for d in docs]
+    assert sum(s["documents"] for s in manifest["shards"]) == len(docs)
+    assert all(0 < s["tokens"] <= shard_tokens for s in manifest["shards"])
+    if max(sizes, default=0) <= shard_tokens:  # no document split: each shard holds whole documents
+        starts, at = set(), 0
+        for n in sizes:
+            starts.add(at)
+            at += n
+        bounds, at = [], 0
+        for s in manifest["shards"]:
+            bounds.append(at)
+            at += s["tokens"]
+        assert set(bounds) <= starts

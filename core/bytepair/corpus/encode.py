@@ -98,9 +98,7 @@ def encode_corpus(
     face = faces.resolve(encoding=encoding, tokenizer=tokenizer)
     folder = os.fspath(out_dir)
     os.makedirs(folder, exist_ok=True)
-    info = face.manifest()
-    header = {"dtype": faces.dtype_for(face), "eot": faces.end_of_text(face),
-              "tokenizer": {"name": info["name"], "sha256": info["sha256"]},
+    header = {"dtype": faces.dtype_for(face), "eot": faces.end_of_text(face), "tokenizer": faces.identity(face),
               "inputs": [input_record(path) for path in paths]}
     options = {"shard_tokens": shard_tokens, "jsonl_field": jsonl_field}
     shards = resume_point(folder, header, options)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
+import weakref
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import chain
@@ -37,7 +38,7 @@ from ..text.reading import read_utf8_chunks
 from ..tokenizer import Tokenizer
 from .documents import FileDocument
 
-__all__ = ["DEFAULT_ENCODING", "EOT_NAMES", "WorkerSpec", "document_ids", "dtype_for", "end_of_text", "load",
+__all__ = ["DEFAULT_ENCODING", "EOT_NAMES", "WorkerSpec", "document_ids", "dtype_for", "end_of_text", "identity", "load",
            "resolve", "worker_spec"]
 
 DEFAULT_ENCODING = "o200k_base"
@@ -68,6 +69,21 @@ def resolve(*, encoding: str | Encoding | None = None,
     else:
         face = get_encoding(DEFAULT_ENCODING if encoding is None else encoding)
     return face
+
+
+_IDENTITIES: weakref.WeakKeyDictionary[Encoding, dict[str, str]] = weakref.WeakKeyDictionary()
+
+
+def identity(face: Face) -> dict[str, str]:
+    """``{"name", "sha256"}`` of the face's manifest (what a resumed run must match). An ``Encoding``
+    cannot change, so its hash (~1 s to work out) is remembered; a ``Tokenizer`` can, so it is not."""
+    known = _IDENTITIES.get(face) if isinstance(face, Encoding) else None
+    if known is None:
+        info = face.manifest()
+        known = {"name": info["name"], "sha256": info["sha256"]}
+        if isinstance(face, Encoding):
+            _IDENTITIES[face] = known
+    return dict(known)
 
 
 def end_of_text(face: Face) -> int:
@@ -124,7 +140,7 @@ class WorkerSpec:
 
 def worker_spec(face: Face, folder: str) -> WorkerSpec:
     """A spec for ``face``, writing what a worker reads into ``folder`` when it has no name."""
-    key = face.manifest()["sha256"]
+    key = identity(face)["sha256"]
     if isinstance(face, Encoding) and is_registered(face):
         return WorkerSpec("encoding", face.name, key)
     if isinstance(face, Encoding):
