@@ -179,8 +179,14 @@ def test_sampling_is_seeded() -> None:
     assert len(set(run(1))) > 1
     sampled = Unigram(VOCAB, unk_id=0, alpha=0.5, nbest_size=2, seed=0)
     assert {sampled.encode_piece("abab") for _ in range(50)} <= {(3, 3), (1, 4, 2), (5, 2), (1, 2, 3)}
-    with pytest.raises(InvalidInputError, match="alpha"):
-        Unigram(VOCAB, unk_id=0).encode_piece("ab", dropout=0.1)
+    # Through the HF face: alpha makes encode sample on each call, past the piece cache, seeded.
+    vocab = [[p, s] for p, s in VOCAB]
+    tok = bytepair.Tokenizer(Unigram(VOCAB, unk_id=0, alpha=0.5))
+    runs = [tuple(tok.encode("ababcabab ababcabab", seed=k).ids) for k in range(20)]
+    assert len(set(runs)) > 1 and runs == [tuple(tok.encode("ababcabab ababcabab", seed=k).ids) for k in range(20)]
+    plain = bytepair.Tokenizer.from_str(json.dumps({"model": {"type": "Unigram", "unk_id": 0, "vocab": vocab}}))
+    assert plain.encode("ababc", dropout=0.0).ids == plain.encode("ababc").ids
+    assert len({tuple(plain.encode("ababcabab", dropout=0.5, seed=k).ids) for k in range(20)}) > 1
 
 
 def test_sampled_ids_get_offsets() -> None:

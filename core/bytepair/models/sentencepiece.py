@@ -53,6 +53,9 @@ class SentencePieceModel:
         self.unk_score = f32(self.min_score - UNK_PENALTY)
         self.user_defined = {p.piece for p in self.pieces if p.type == USER_DEFINED}
         self.max_length = max(map(len, self.matchable), default=0)
+        # The beginnings (up to 4 characters) of matchable pieces: a position whose next characters
+        # begin none is left early (as sentencepiece's trie walk stops).
+        self.prefixes = {piece[:n] for piece in self.matchable for n in range(1, min(len(piece), 4) + 1)}
         self._table: PieceTable | None = None
 
     def piece_to_id(self, piece: str) -> int:
@@ -80,7 +83,7 @@ class SentencePieceModel:
         best = array("f", bytes(4 * (n + 1)))
         back = [-1] * (n + 1)
         ids = [0] * (n + 1)
-        get, pieces = self.matchable.get, self.pieces
+        get, pieces, prefixes = self.matchable.get, self.pieces, self.prefixes
         frontier = 0
         for start in range(n):
             here = best[start]
@@ -91,7 +94,10 @@ class SentencePieceModel:
                 here = 0.0
             single = False
             for end in range(start + 1, min(n, start + self.max_length) + 1):
-                token_id = get(text[start:end])
+                sub = text[start:end]
+                if end - start <= 4 and sub not in prefixes:
+                    break
+                token_id = get(sub)
                 if token_id is None or pieces[token_id].type == UNUSED:
                     continue
                 if end > frontier:

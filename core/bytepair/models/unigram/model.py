@@ -75,7 +75,9 @@ class Unigram:
         # pieces, as Metaspace without split gives, are cut there; ``_best``).
         self._cut = "\u2581" if not any("\u2581" in piece[1:] for piece in self._ids) else None
         self._stretches: dict[str, tuple[list[tuple[int, int, int]], list[float], float, float]] = {}
-        self.dropout = 0.0
+        self.dropout = float(alpha) if alpha and 0 < alpha <= 1 else 0.0
+        """What ``Tokenizer.encode`` reads to sample (as BPE's dropout): ``alpha`` when set, so that
+        each call draws anew from its seeded generator (``encode(..., seed=)``) past the piece cache."""
         self.token_byte_length = None  # not byte-level: offsets come from piece_byte_lengths
 
     # ---------------------------------------------------------------- vocabulary
@@ -172,10 +174,19 @@ class Unigram:
         return path
 
     def encode_piece(self, piece: str, *, dropout: float = 0.0, rng: Random | None = None) -> tuple[int, ...]:
-        """Token ids of one piece (the best cut; a sampled one when ``alpha`` is set)."""
+        """Token ids of one piece: the best cut; a sampled one when ``alpha`` is set, or when
+        ``dropout`` (what ``Tokenizer.encode(..., dropout=)`` passes) is given: for a Unigram model it
+        is the sampling ``alpha``, drawn from ``rng``."""
         if dropout:
-            raise InvalidArgumentError("dropout is BPE's; a Unigram model samples with alpha (and nbest_size) instead")
-        return tuple(i for _, token_id, _ in self._tokens(piece, self.segments(piece, rng=rng)) for i in token_id)
+            saved = self.alpha
+            self.alpha = self.alpha or dropout
+            try:
+                segments = self.segments(piece, sample=True, rng=rng)
+            finally:
+                self.alpha = saved
+        else:
+            segments = self.segments(piece, rng=rng)
+        return tuple(i for _, token_id, _ in self._tokens(piece, segments) for i in token_id)
 
     def _tokens(self, piece: str, segments: list[tuple[int, int, int]]) -> list[tuple[str, tuple[int, ...], tuple[int, int]]]:
         """``(token string, ids, (start, end))`` per segment: an unknown run as its byte tokens
