@@ -36,10 +36,11 @@ SECTIONS: dict[str, Section] = {
     "hostile": Section("bench.hostile", "runaway templates and patterns, caches, out of memory, killed saves, aborts (docs/RELIABILITY.md)"),
     "training": Section("bench.training", "bytepair.train against HF BpeTrainer, rustbpe, bpeasy and a minbpe-style loop"),
     "training-web": Section("bench.training_web", "the JS API's train() in headless Chromium beside bytepair.train"),
+    "families": Section("bench.families", "WordPiece and WordLevel (and other families' rows) beside HF: first-pass encoding, training"),
     "analysis": Section("bench.analysis", "how long bytepair.analysis takes: vocabulary reports, manifests, a diff, fertility"),
     "ab": Section("bench.ab", "the first pass of two copies of core/, in fresh processes in turn (prints only)"),
 }
-ALL = ("native", "tokenizer-json", "browser", "reliability", "whitespace", "hostile", "training", "analysis")
+ALL = ("native", "tokenizer-json", "browser", "reliability", "whitespace", "hostile", "training", "families", "analysis")
 """What ``all`` (and so ``make bench``) runs, in this order: every section that writes a document,
 except ``training-web``, which ``make bench`` has never run."""
 

@@ -286,6 +286,7 @@ SECTIONS: dict[str, str] = {
     "browser": "`python -m bench browser`: the browser bundle in headless Chromium against JavaScript tokenizers",
     "playground": "`python -m bench browser`: the playground's first load and its latency from keystroke to updated view",
     "training": "`python -m bench training`: bytepair.train against HF BpeTrainer, rustbpe, bpeasy and a minbpe-style loop",
+    "families": "`python -m bench families`: WordPiece and WordLevel (and other families) beside HF tokenizers: first pass, training",
     "analysis": "`python -m bench analysis`: vocabulary reports, manifests, a diff and fertility (bytepair.analysis)",
     "training-web": "`python -m bench training-web`: the JS API's train() in headless Chromium, 1 MB at 8k",
 }

@@ -49,6 +49,10 @@ class WordPiece(VocabularyModel):
         self.max_input_chars_per_word = max_input_chars_per_word
         self.continuing_subword_prefix = continuing_subword_prefix
         self._longest = max(map(len, self.vocab), default=0)
+        prefix = continuing_subword_prefix
+        self._room = max((len(t) - len(prefix) for t in self.vocab if t.startswith(prefix)), default=0) if prefix \
+            else self._longest
+        """The most characters of a word a continuing token can hold (``##`` tokens are short)."""
 
     # ---------------------------------------------------------------- HF's constructors
     @staticmethod
@@ -67,14 +71,22 @@ class WordPiece(VocabularyModel):
         n = len(word)
         if n > self.max_input_chars_per_word:
             return None
-        vocab, prefix, longest = self.vocab, self.continuing_subword_prefix, self._longest
+        get, prefix, longest = self.vocab.get, self.continuing_subword_prefix, self._longest
         spans: list[tuple[int, int, int]] = []
-        start = 0
+        end = min(n, longest)
+        while end > 0:  # the first token: no prefix
+            found = get(word[:end])
+            if found is not None:
+                spans.append((found, 0, end))
+                break
+            end -= 1
+        else:
+            return None if n else spans
+        start, room = end, self._room
         while start < n:
-            head = prefix if start else ""
-            end = min(n, start + longest - len(head))
+            end = min(n, start + room)
             while end > start:
-                found = vocab.get(head + word[start:end])
+                found = get(prefix + word[start:end])
                 if found is not None:
                     spans.append((found, start, end))
                     break
@@ -107,6 +119,10 @@ class WordPiece(VocabularyModel):
 
     def encode_piece(self, piece: str) -> tuple[int, ...]:
         """The ids of one pre-tokenized word."""
+        if len(piece) <= self._longest:  # most words of a first pass are one token: found at once
+            whole = self.vocab.get(piece)
+            if whole is not None and len(piece) <= self.max_input_chars_per_word:
+                return (whole,)
         spans = self._spans(piece)
         if spans is None:
             return (self.unk_id(),)

@@ -49,6 +49,9 @@ class Split(PreTokenizer):
             if not pattern:
                 raise VocabFormatError("a Split pre-tokenizer needs a non-empty string pattern")
             self._pretokenizer = None
+        self._keeps_matches_only = (self._pretokenizer is not None and not self._empty_matches
+                                    and not re.compile(self._pretokenizer.regex_source).groups)
+        """Whether ``findall`` gives the pieces of a "removed" + ``invert`` split (no empty match, no group)."""
 
     def _match_spans(self, text: str) -> Iterable[tuple[int, int]]:
         if self._pretokenizer is not None:
@@ -92,6 +95,10 @@ class Split(PreTokenizer):
                 previous_end = pos = end
 
     def _cuts(self, text: str) -> list[tuple[int, int]]:
+        if self._keeps_matches_only and self.behavior == "removed" and self.invert:  # the matches are the pieces
+            spans = list(self._match_spans(text))
+            if all(e > s for s, e in spans):  # (an empty match, which the samples missed, walks below)
+                return spans
         marked: list[tuple[int, int, bool]] = []
         prev = 0
         for start, end in self._match_spans(text):
@@ -112,6 +119,10 @@ class Split(PreTokenizer):
             pieces = self._pretokenizer.split(text)
             if sum(map(len, pieces)) == len(text):  # no text between matches: the pieces are all
                 return [p for p in pieces if p] if "" in pieces else pieces
+        elif self.behavior == "removed" and self.invert and self._keeps_matches_only:
+            pieces = self._pretokenizer.split(text)  # type: ignore[union-attr]  # the matches, found in C
+            if "" not in pieces:
+                return pieces
         return [text[s:e] for s, e in self._cuts(text)]
 
     def _reference_split(self, text: str) -> list[str]:

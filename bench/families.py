@@ -1,0 +1,193 @@
+"""Section ``families`` of docs/PERFORMANCE.md: the subword families other than BPE (WordPiece,
+WordLevel, and any family a row is added for) beside HF ``tokenizers``: encoding speed on a first
+pass over new text, and training time with HF's trainer objects.
+
+    .venv/bin/python -m bench families              # writes the `families` section
+    .venv/bin/python -m bench families --no-write --repeats 3
+
+Both libraries run in this process, single-threaded (``RAYON_NUM_THREADS=1``, set before HF is
+imported). A first pass is one ``encode(text, add_special_tokens=False)`` of a whole corpus file by
+a tokenizer loaded just before from the same ``tokenizer.json`` (so no piece is cached); the ids of
+both are compared. Training is ``Tokenizer.train_from_iterator(lines, trainer)`` from a new model,
+counting included. Times are medians of ``--repeats`` runs, the libraries taking turns.
+
+Extending: each family is a row in ``ENCODE_ROWS`` (a function building its ``tokenizer.json``, and
+the corpus files) or ``TRAIN_ROWS`` (a function training it with a library's own trainer objects).
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("RAYON_NUM_THREADS", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+import statistics  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Callable, Sequence  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
+from typing import Any  # noqa: E402
+
+from bench.common import CORE, CORPUS, PERFORMANCE, command_line, load_corpus, log, md_table, parser, replace_section  # noqa: E402
+
+sys.path.insert(0, str(CORE))
+
+CORPUS_NAMES = ("en", "de", "fr", "el_cs_bg_pt", "code_python")
+SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+
+
+def _lines(corpus: dict[str, str], names: Sequence[str]) -> list[str]:
+    return [line for name in names for line in corpus[name].splitlines()]
+
+
+def bert_wordpiece_json(corpus: dict[str, str]) -> str:
+    """A BERT-style file (BertNormalizer, BertPreTokenizer, WordPiece 16k, BERT's template), trained by HF."""
+    import tokenizers as tk
+
+    tok = tk.Tokenizer(tk.models.WordPiece(unk_token="[UNK]"))
+    tok.normalizer = tk.normalizers.BertNormalizer()
+    tok.pre_tokenizer = tk.pre_tokenizers.BertPreTokenizer()
+    tok.decoder = tk.decoders.WordPiece()
+    tok.train_from_iterator(_lines(corpus, ("en", "de", "fr")),
+                            tk.trainers.WordPieceTrainer(vocab_size=16000, special_tokens=SPECIALS, show_progress=False))
+    return tok.to_str()
+
+
+def wordlevel_json(corpus: dict[str, str]) -> str:
+    """A WordLevel file over Whitespace words (20k), trained by HF."""
+    import tokenizers as tk
+
+    tok = tk.Tokenizer(tk.models.WordLevel(unk_token="[UNK]"))
+    tok.pre_tokenizer = tk.pre_tokenizers.Whitespace()
+    tok.train_from_iterator(_lines(corpus, ("en", "de", "fr")),
+                            tk.trainers.WordLevelTrainer(vocab_size=20000, special_tokens=SPECIALS, show_progress=False))
+    return tok.to_str()
+
+
+@dataclass
+class EncodeRow:
+    """One family's file and the corpus files it encodes."""
+
+    family: str
+    build: Callable[[dict[str, str]], str]
+    corpus: Sequence[str] = CORPUS_NAMES
+
+
+def _train(lib: Any, family: str, lines: list[str], vocab_size: int) -> Any:
+    """``lib`` (``tokenizers`` or ``bytepair``) trains ``family`` on ``lines`` with BERT's normalizer
+    and pre-tokenizer (Whitespace for WordLevel)."""
+    models, trainers = lib.models, lib.trainers
+    model = {"WordPiece": lambda: models.WordPiece(unk_token="[UNK]"),
+             "WordLevel": lambda: models.WordLevel(unk_token="[UNK]"),
+             "BPE": lambda: models.BPE() if lib.__name__ == "tokenizers" else models.BPE({}, [])}[family]()
+    tok = lib.Tokenizer(model)
+    tok.normalizer = lib.normalizers.BertNormalizer()
+    tok.pre_tokenizer = lib.pre_tokenizers.Whitespace() if family == "WordLevel" else lib.pre_tokenizers.BertPreTokenizer()
+    trainer = getattr(trainers, {"BPE": "BpeTrainer"}.get(family, family + "Trainer"))(
+        vocab_size=vocab_size, special_tokens=SPECIALS, show_progress=False)
+    tok.train_from_iterator(lines, trainer)
+    return tok
+
+
+@dataclass
+class TrainRow:
+    """One family trained by both libraries on the same lines."""
+
+    family: str
+    vocab_size: int
+    corpus: Sequence[str] = ("en", "de", "fr")
+    train: Callable[[Any, str, list[str], int], Any] = _train
+
+
+ENCODE_ROWS: list[EncodeRow] = [EncodeRow("WordPiece (BERT-style, 16k)", bert_wordpiece_json),
+                                EncodeRow("WordLevel (20k)", wordlevel_json)]
+TRAIN_ROWS: list[TrainRow] = [TrainRow("WordPiece", 8000), TrainRow("WordPiece", 30000), TrainRow("BPE", 8000),
+                              TrainRow("WordLevel", 30000)]
+
+
+def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    start = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - start, out
+
+
+def bench_encode(rows: Sequence[EncodeRow], corpus: dict[str, str], repeats: int) -> tuple[list[list[str]], list[str]]:
+    import bytepair
+    import tokenizers
+
+    table, mismatches = [], []
+    for row in rows:
+        log(f"building {row.family}")
+        text_json = row.build(corpus)
+        for name in row.corpus:
+            text = corpus[name]
+            times: dict[str, list[float]] = {"hf": [], "bytepair": []}
+            ids: dict[str, list[int]] = {}
+            for _ in range(repeats):
+                for lib, module in (("hf", tokenizers), ("bytepair", bytepair)):
+                    tok = module.Tokenizer.from_str(text_json)
+                    seconds, encoding = timed(lambda: tok.encode(text, add_special_tokens=False))
+                    times[lib].append(seconds)
+                    ids[lib] = encoding.ids
+            if ids["hf"] != ids["bytepair"]:
+                mismatches.append(f"{row.family} {name}")
+            mb = len(text.encode("utf-8")) / 1e6
+            hf, ours = statistics.median(times["hf"]), statistics.median(times["bytepair"])
+            log(f"{row.family} {name}: hf {hf:.3f}s bytepair {ours:.3f}s")
+            table.append([row.family, name, f"{mb:.2f}", f"{len(ids['hf']):,}", f"{mb / hf:.2f}", f"{mb / ours:.2f}",
+                          f"{hf / ours:.2f}×", "yes" if ids["hf"] == ids["bytepair"] else "**no**"])
+    return table, mismatches
+
+
+def bench_train(rows: Sequence[TrainRow], corpus: dict[str, str], repeats: int) -> list[list[str]]:
+    import bytepair
+    import tokenizers
+
+    table = []
+    for row in rows:
+        lines = _lines(corpus, row.corpus)
+        times: dict[str, list[float]] = {"hf": [], "bytepair": []}
+        vocabs: dict[str, set[str]] = {}
+        for _ in range(repeats):
+            for lib, module in (("hf", tokenizers), ("bytepair", bytepair)):
+                seconds, tok = timed(lambda: row.train(module, row.family, lines, row.vocab_size))
+                times[lib].append(seconds)
+                vocabs[lib] = set(tok.get_vocab())
+        hf, ours = statistics.median(times["hf"]), statistics.median(times["bytepair"])
+        log(f"train {row.family} {row.vocab_size}: hf {hf:.2f}s bytepair {ours:.2f}s")
+        same = len(vocabs["hf"] & vocabs["bytepair"])
+        table.append([row.family, f"{row.vocab_size:,}", "+".join(row.corpus),
+                      f"{sum(len(corpus[n].encode('utf-8')) for n in row.corpus) / 1e6:.2f}",
+                      f"{hf:.2f}", f"{ours:.2f}", f"{ours / hf:.2f}×", f"{same:,} of {len(vocabs['hf']):,}"])
+    return table
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_parser = parser("families", __doc__)
+    args_parser.add_argument("--repeats", type=int, default=5)
+    args_parser.add_argument("--no-write", action="store_true", help="print the section instead of writing it")
+    args = args_parser.parse_args(argv)
+    corpus = load_corpus(CORPUS, None)
+    encode_table, mismatches = bench_encode(ENCODE_ROWS, corpus, args.repeats)
+    train_table = bench_train(TRAIN_ROWS, corpus, max(1, args.repeats // 2 + 1))
+    markdown = "\n\n".join([
+        "## Families: WordPiece and WordLevel beside HF tokenizers",
+        f"Command: `{command_line()}`; both libraries in one process, HF single-threaded "
+        "(`RAYON_NUM_THREADS=1`); medians, the libraries taking turns.",
+        "### First pass: a fresh tokenizer encodes a whole corpus file (`encode(text, add_special_tokens=False)`)",
+        md_table([("file", "l"), ("text", "l"), ("MB", "r"), ("tokens", "r"), ("HF MB/s", "r"), ("bytepair MB/s", "r"),
+                  ("bytepair speed vs HF", "r"), ("same ids", "l")], encode_table),
+        "### Training with HF's trainer objects (`train_from_iterator`, counting included)",
+        md_table([("family", "l"), ("vocab", "r"), ("corpus", "l"), ("MB", "r"), ("HF s", "r"), ("bytepair s", "r"),
+                  ("bytepair time vs HF", "r"), ("tokens in both", "r")], train_table),
+    ])
+    if args.no_write:
+        print(markdown)
+    else:
+        replace_section(PERFORMANCE, "families", markdown)
+        log(f"wrote the families section of {PERFORMANCE}")
+    if mismatches:
+        log(f"MISMATCH: ids differ from HF for {', '.join(mismatches)}")
+        return 1
+    return 0
