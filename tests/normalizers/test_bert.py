@@ -73,3 +73,19 @@ def test_every_code_point_as_hf(options: dict) -> None:
         if ours.normalize(block) != expected:  # find the code point for the message
             for ch in chars[start:start + 4096]:
                 assert ours.normalize("x" + ch) == hf.normalize_str("x" + ch), hex(ord(ch))
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=ANY_TEXT)
+def test_byte_level_normalizer_as_hf(text: str) -> None:
+    """``normalizers.ByteLevel`` (GPT-2's visible bytes) with offsets through a BPE tokenizer."""
+    hf_norm = tokenizers.normalizers.ByteLevel()
+    ours = normalizer_from_json(json.loads(hf_norm.__getstate__()))
+    assert ours is not None and ours.normalize(text) == hf_norm.normalize_str(text)
+    assert ours.normalize_aligned(text)[0] == hf_norm.normalize_str(text)
+    vocab = {"[UNK]": 0, "Ġ": 1, "a": 2, "Ã": 3, "©": 4, "Ã©": 5}
+    hf = tokenizers.Tokenizer(tokenizers.models.BPE(vocab, [("Ã", "©")], unk_token="[UNK]"))
+    hf.normalizer = hf_norm
+    hf.pre_tokenizer = tokenizers.pre_tokenizers.WhitespaceSplit()
+    a, b = hf.encode(text), bytepair.Tokenizer.from_str(hf.to_str()).encode(text)
+    assert (b.ids, b.offsets) == (a.ids, a.offsets)

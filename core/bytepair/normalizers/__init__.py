@@ -20,11 +20,12 @@ from ..formats.component_json import build
 from ..formats.component_json import pattern as pattern_of
 from .base import Normalizer, Sequence
 from .bert import BertNormalizer
+from .byte_level import ByteLevel
 from .precompiled import Precompiled
 from .text import Lowercase, Prepend, Replace, Strip, StripAccents
 from .unicode import NFC, NFD, NFKC, NFKD, UnicodeNormalizer
 
-__all__ = ["BertNormalizer", "NFC", "NFD", "NFKC", "NFKD", "Lowercase", "Normalizer", "Precompiled", "Prepend", "Replace", "Sequence", "Strip",
+__all__ = ["BertNormalizer", "ByteLevel", "NFC", "NFD", "NFKC", "NFKD", "Lowercase", "Normalizer", "Precompiled", "Prepend", "Replace", "Sequence", "Strip",
            "StripAccents", "UnicodeNormalizer", "normalizer_from_json"]
 
 
@@ -43,6 +44,7 @@ _FACTORIES: dict[str, Callable[[dict[str, Any], str], Normalizer]] = {
     "Strip": lambda o, w: Strip(bool(o.get("strip_left", True)), bool(o.get("strip_right", True))),
     "Replace": _replace,
     "Prepend": lambda o, w: Prepend(str(o.get("prepend", ""))),
+    "ByteLevel": lambda o, w: ByteLevel(),
     "BertNormalizer": lambda o, w: BertNormalizer(o.get("clean_text", True), o.get("handle_chinese_chars", True),
                                                   o.get("strip_accents"), o.get("lowercase", True)),
     "Sequence": lambda o, w: Sequence(
