@@ -23,7 +23,7 @@ from ..formats.component_json import build
 from ..formats.component_json import pattern as pattern_of
 from ..formats.rank_table import check_reads_alike
 from .base import BEHAVIORS, PreTokenizer
-from .bert import BertPreTokenizer, CharDelimiterSplit, FixedLength
+from .bert import BertPreTokenizer, CharDelimiterSplit, FixedLength, UnicodeScripts
 from .byte_level import GPT2_PATTERN, ByteLevel
 from .metaspace import Metaspace
 from .sequence import Sequence
@@ -42,6 +42,7 @@ __all__ = [
     "Punctuation",
     "Sequence",
     "Split",
+    "UnicodeScripts",
     "Whitespace",
     "WhitespaceSplit",
     "pre_tokenizer_from_json",
@@ -69,6 +70,7 @@ _FACTORIES: dict[str, Callable[[dict[str, Any], str], PreTokenizer]] = {
     "BertPreTokenizer": lambda o, w: BertPreTokenizer(),
     "CharDelimiterSplit": lambda o, w: CharDelimiterSplit(o.get("delimiter", "")),
     "FixedLength": lambda o, w: FixedLength(o.get("length", 5)),
+    "UnicodeScripts": lambda o, w: UnicodeScripts(),
     "Sequence": lambda o, w: Sequence(
         [pre_tokenizer_from_json(step, f"{w}.pretokenizers[{i}]") for i, step in enumerate(o.get("pretokenizers", []))]
     ),

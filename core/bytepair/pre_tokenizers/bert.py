@@ -1,15 +1,19 @@
-"""Pre-tokenizers BERT-family files use: ``BertPreTokenizer``, ``CharDelimiterSplit`` and ``FixedLength``.
+"""Pre-tokenizers BERT-family files use: ``BertPreTokenizer``, ``CharDelimiterSplit``, ``FixedLength``
+and ``UnicodeScripts``.
 
 Why here: each is a fixed rule of HF ``tokenizers`` 0.23.3 rather than a pattern from the file.
 ``BertPreTokenizer`` splits on whitespace (dropped) and isolates every punctuation character (Unicode
 P* and ASCII punctuation), written as one regex keeping its matches, so it runs on the same engine as
 ``Split``; ``CharDelimiterSplit`` cuts at one character (dropped); ``FixedLength`` cuts every
-``length`` characters.
+``length`` characters; ``UnicodeScripts`` cuts where the script changes (HF's script classes, pinned in
+``script_tables.py``; spaces go with the text before them, and leading ones are dropped, as HF's).
 
 >>> BertPreTokenizer().split("Hello, world!! ok")
 ['Hello', ',', 'world', '!', '!', 'ok']
 >>> CharDelimiterSplit("-").split("a-b--c"), FixedLength(2).split("abcde")
 (['a', 'b', 'c'], ['ab', 'cd', 'e'])
+>>> UnicodeScripts().split("Hello 世界 x")
+['Hello ', '世界 ', 'x']
 """
 
 from __future__ import annotations
@@ -19,9 +23,10 @@ from typing import Any
 
 from ..errors import InvalidInputError
 from .base import Piece, PreTokenizer
+from .script_tables import ANY, script_class
 from .split import Split
 
-__all__ = ["BertPreTokenizer", "CharDelimiterSplit", "FixedLength"]
+__all__ = ["BertPreTokenizer", "CharDelimiterSplit", "FixedLength", "UnicodeScripts"]
 
 _ASCII_PUNCTUATION = "".join(re.escape(c) for c in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
@@ -75,3 +80,22 @@ class FixedLength(PreTokenizer):
 
     def to_json(self) -> dict[str, Any]:
         return {"type": "FixedLength", "length": self.length}
+
+
+class UnicodeScripts(PreTokenizer):
+    """A cut wherever the script changes (HF's ``UnicodeScripts``); the space belongs to every script,
+    and so do the code points HF's table lacks."""
+
+    def spans(self, text: str) -> list[Piece]:
+        cuts: list[int] = []
+        last = -1
+        for i, ch in enumerate(text):
+            script = script_class(ch)
+            if script != last and script != ANY:
+                cuts.append(i)
+                last = script
+        cuts.append(len(text))
+        return [(text[a:b], a, b) for a, b in zip(cuts, cuts[1:])]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "UnicodeScripts"}
