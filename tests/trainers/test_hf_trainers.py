@@ -152,3 +152,21 @@ def test_default_trainer_and_wrong_family() -> None:
         trainers.BpeTrainer(vocab_size=-1)
     with pytest.raises(TrainingError, match="one string"):
         trainers.WordLevelTrainer(special_tokens="[UNK]")
+
+
+def test_train_files_then_save_and_hf_loads_it(tmp_path) -> None:
+    """``Tokenizer.train(files, trainer)``: the trained WordPiece tokenizer saves a file HF loads and
+    encodes alike, and bytepair reads back."""
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(LINES[:400]), encoding="utf-8")
+    tok = bytepair.Tokenizer(models.WordPiece(unk_token="[UNK]"), normalizer=normalizers.BertNormalizer(),
+                             pre_tokenizer=pre_tokenizers.BertPreTokenizer())
+    tok.train([str(corpus)], trainers.WordPieceTrainer(vocab_size=700, special_tokens=SPECIALS, show_progress=False))
+    saved = tmp_path / "tokenizer.json"
+    tok.save(str(saved))
+    hf = H.Tokenizer.from_file(str(saved))
+    again = bytepair.Tokenizer.from_file(str(saved))
+    for text in LINES[400:430] + ["unseenword ü2 中文!"]:
+        assert tok.encode(text).ids == hf.encode(text).ids == again.encode(text).ids
+        assert tok.encode(text).offsets == hf.encode(text).offsets
+    assert hf.token_to_id("[UNK]") == tok.token_to_id("[UNK]") == 1
