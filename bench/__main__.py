@@ -38,6 +38,7 @@ SECTIONS: dict[str, Section] = {
     "training-web": Section("bench.training_web", "the JS API's train() in headless Chromium beside bytepair.train"),
     "families": Section("bench.families", "WordPiece and WordLevel (and other families' rows) beside HF: first-pass encoding, training"),
     "analysis": Section("bench.analysis", "how long bytepair.analysis takes: vocabulary reports, manifests, a diff, fertility"),
+    "runtimes": Section("bench.runtimes", "the npm package in Node, Deno and Bun, cold and warm starts; its size beside gpt-tokenizer and tiktoken"),
     "ab": Section("bench.ab", "the first pass of two copies of core/, in fresh processes in turn (prints only)"),
 }
 ALL = ("native", "tokenizer-json", "browser", "reliability", "whitespace", "hostile", "training", "families", "analysis")

@@ -137,7 +137,8 @@ class Tokenizer(TokenizerStages, TokenizerFiles, TokenizerStreams):
         return self.pipeline.id_to_token(token_id)
 
     def get_vocab(self, with_added_tokens: bool = True) -> dict[str, int]:
-        vocab = dict(self.model.vocab)
+        # the model's own token -> id (a Unigram's ``vocab`` is a list of (piece, score))
+        vocab = self.model.get_vocab() if hasattr(self.model, "get_vocab") else dict(self.model.vocab)
         if with_added_tokens:
             vocab.update({t.content: t.id for t in self._added})
         return vocab
