@@ -64,18 +64,6 @@ def digamma(x: float) -> float:
     return result
 
 
-def _lse(values: Iterable[float]) -> float:
-    """HF's ``log_sum_exp`` folded left (a term 50 below the running value is dropped)."""
-    total = None
-    for v in values:
-        if total is None:
-            total = v
-            continue
-        low, high = (v, total) if total > v else (total, v)
-        total = high if high > low + 50.0 else high + math.log(math.exp(low - high) + 1.0)
-    return -math.inf if total is None else total
-
-
 def _viterbi(begins: list[list[tuple[int, int, int, float]]], n: int) -> list[tuple[int, int, int]]:
     """The best path through a word's nodes (``lattice.best_path``'s rule: strictly better only)."""
     score = [0.0] * (n + 1)
@@ -130,6 +118,23 @@ class _Model:
         return begins
 
 
+    def flat_nodes(self, spans: list[list[tuple[int, str]]]) -> list[tuple[int, int, int, float]]:
+        """:meth:`nodes_of_spans` as one list, by start (then length; the unknown node last)."""
+        get, unk_score = self.entries.get, self.unk_score
+        out = []
+        for start, here in enumerate(spans):
+            single = False
+            for end, piece in here:
+                found = get(piece)
+                if found is not None:
+                    out.append((start, end, found[0], found[1]))
+                    if end == start + 1:
+                        single = True
+            if not single:
+                out.append((start, start + 1, 0, unk_score))
+        return out
+
+
 class UnigramTrainer:
     """HF's ``trainers.UnigramTrainer(vocab_size=8000, show_progress=True, special_tokens=[],
     shrinking_factor=0.75, unk_token=None, max_piece_length=16, n_sub_iterations=2, initial_alphabet=[],
@@ -161,36 +166,43 @@ class UnigramTrainer:
     # ---------------------------------------------------------------- EM
     def e_step(self, model: _Model, sentences: list[tuple[str, int]],
                spans: list[list[list[tuple[int, str]]]] | None = None) -> list[float]:
-        """Each piece's expected count over all sentences (``spans``: each sentence's seed matches)."""
+        """Each piece's expected count over all sentences (``spans``: each sentence's seed matches).
+
+        Forward and backward sums run over the word's nodes in start order (forward) and its
+        reverse (backward), each folded with HF's log-sum-exp as it comes, written out in the loop."""
         expected = [0.0] * len(model.pieces)
-        exp = math.exp
+        exp, log = math.exp, math.log
         for k, (text, count) in enumerate(sentences):
             n = len(text)
-            begins = model.nodes(text) if spans is None else model.nodes_of_spans(spans[k])
-            ends: list[list[tuple[int, int, int, float]]] = [[] for _ in range(n + 1)]
-            for nodes in begins:
-                for node in nodes:
-                    ends[node[1]].append(node)
-            alpha = [0.0] * (n + 1)
-            for pos in range(1, n + 1):
-                here = ends[pos]
-                if len(here) == 1:
-                    s, _, _, score = here[0]
-                    alpha[pos] = alpha[s] + score
+            if spans is None:
+                nodes = [node for here in model.nodes(text) for node in here]
+            else:
+                nodes = model.flat_nodes(spans[k])
+            alpha: list[float | None] = [None] * (n + 1)
+            alpha[0] = 0.0
+            for s, e, _, score in nodes:
+                v = alpha[s] + score  # type: ignore[operator]
+                total = alpha[e]
+                if total is None:
+                    alpha[e] = v
+                elif total > v:
+                    alpha[e] = total if total > v + 50.0 else total + log(exp(v - total) + 1.0)
                 else:
-                    alpha[pos] = _lse([alpha[s] + score for s, _, _, score in here])
-            beta = [0.0] * (n + 1)
-            for pos in range(n - 1, -1, -1):
-                here = begins[pos]
-                if len(here) == 1:
-                    _, e, _, score = here[0]
-                    beta[pos] = score + beta[e]
+                    alpha[e] = v if v > total + 50.0 else v + log(exp(total - v) + 1.0)
+            beta: list[float | None] = [None] * (n + 1)
+            beta[n] = 0.0
+            for s, e, _, score in reversed(nodes):
+                v = score + beta[e]  # type: ignore[operator]
+                total = beta[s]
+                if total is None:
+                    beta[s] = v
+                elif total > v:
+                    beta[s] = total if total > v + 50.0 else total + log(exp(v - total) + 1.0)
                 else:
-                    beta[pos] = _lse([score + beta[e] for _, e, _, score in here])
+                    beta[s] = v if v > total + 50.0 else v + log(exp(total - v) + 1.0)
             z = alpha[n]
-            for nodes in begins:
-                for s, e, token_id, score in nodes:
-                    expected[token_id] += count * exp(alpha[s] + score + beta[e] - z)
+            for s, e, token_id, score in nodes:
+                expected[token_id] += count * exp(alpha[s] + score + beta[e] - z)  # type: ignore[operator]
         return expected
 
     @staticmethod

@@ -186,6 +186,9 @@ class Unigram:
                 self.alpha = saved
         else:
             segments = self.segments(piece, rng=rng)
+        unk = self.unk_id
+        if unk is None or all(token_id != unk for _, _, token_id in segments):
+            return tuple([token_id for _, _, token_id in segments])  # every segment a vocabulary entry
         return tuple(i for _, token_id, _ in self._tokens(piece, segments) for i in token_id)
 
     def _tokens(self, piece: str, segments: list[tuple[int, int, int]]) -> list[tuple[str, tuple[int, ...], tuple[int, int]]]:
