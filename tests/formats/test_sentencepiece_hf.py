@@ -48,3 +48,28 @@ def test_bad_input() -> None:
         bytepair.Tokenizer.from_sentencepiece(3)  # type: ignore[arg-type]
     with pytest.raises(VocabFormatError):
         bytepair.Tokenizer.from_sentencepiece(b"\x0a\xff")
+
+
+@pytest.mark.parametrize("class_name, variant", [
+    ("T5Tokenizer", "unigram"), ("XLMRobertaTokenizer", "unigram"), ("AlbertTokenizer", "unigram"),
+    ("MBartTokenizer", "unigram"), ("CamembertTokenizer", "unigram"), ("DebertaV2Tokenizer", "unigram"),
+    ("LlamaTokenizer", "bpe"), ("LlamaTokenizer", "bpe_bytes"),
+])
+def test_model_family_tokenizer_json(class_name: str, variant: str) -> None:
+    """The tokenizer.json transformers writes for T5, XLM-R, ALBERT, mBART, CamemBERT, DeBERTa-v2 and
+    Llama 2 from a .model (their own converters and post-processors), read by bytepair: ids, tokens,
+    type ids, special-token masks and offsets of single texts and pairs, and decode, as HF's."""
+    transformers = pytest.importorskip("transformers")
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        hf = getattr(transformers, class_name)(vocab_file=str(spm_model(variant))).backend_tokenizer
+    ours = bytepair.Tokenizer.from_str(hf.to_str())
+    for text in sample_texts(80, seed=2):
+        for pair in (None, "a second text"):
+            a, b = (hf.encode(text, pair), ours.encode(text, pair)) if pair else (hf.encode(text), ours.encode(text))
+            assert (b.ids, b.tokens, b.type_ids, b.special_tokens_mask, b.offsets) == \
+                (a.ids, a.tokens, a.type_ids, a.special_tokens_mask, a.offsets), (text, pair)
+            assert ours.decode(a.ids) == hf.decode(a.ids)
+            assert ours.decode(a.ids, skip_special_tokens=False) == hf.decode(a.ids, skip_special_tokens=False)
