@@ -89,3 +89,12 @@ def test_byte_level_normalizer_as_hf(text: str) -> None:
     hf.pre_tokenizer = tokenizers.pre_tokenizers.WhitespaceSplit()
     a, b = hf.encode(text), bytepair.Tokenizer.from_str(hf.to_str()).encode(text)
     assert (b.ids, b.offsets) == (a.ids, a.offsets)
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=ANY_TEXT | st.text("e\u0301\u0323\u0344q\u0307Åﬁİ中 ", max_size=20), options=st.sampled_from(OPTIONS))
+def test_memoized_alignment_is_the_steps_alignment(text: str, options: dict) -> None:
+    ours = BertNormalizer(**options)
+    (fast, fast_align), (ref, ref_align) = ours.normalize_aligned(text), ours._reference_normalize_aligned(text)
+    identity = [(i, i + 1) for i in range(len(fast))]  # None: each character from itself
+    assert (fast, fast_align or identity) == (ref, ref_align or identity)
