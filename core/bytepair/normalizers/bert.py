@@ -119,6 +119,8 @@ class BertNormalizer(Normalizer):
         (memoized), each output character aligns with the character it came from, and the steps
         need not run one by one (``_reference_normalize_aligned``; tests hold the two equal)."""
         memo = self._memo
+        if len(memo) > 1 << 16:  # bounded: a text of every character must not keep them all
+            memo.clear()
         outs = [memo.get(ch) or memo.setdefault(ch, self.normalize(ch) or "") for ch in text]
         joined = "".join(outs)
         if joined != self.normalize(text):
