@@ -84,6 +84,7 @@ class SentencePieceModel:
         back = [-1] * (n + 1)
         ids = [0] * (n + 1)
         get, pieces, prefixes = self.matchable.get, self.pieces, self.prefixes
+        rounded = array("f", (0.0,))  # a 32-bit slot: a sum stored and read back is the float sum
         frontier = 0
         for start in range(n):
             here = best[start]
@@ -106,7 +107,8 @@ class SentencePieceModel:
                     score = self._score(token_id, len(text[start:end].encode("utf-8", "surrogatepass")))
                 else:
                     score = pieces[token_id].score
-                candidate = f32(score + here)
+                rounded[0] = score + here
+                candidate = rounded[0]
                 if back[end] < 0 or candidate > best[end]:
                     best[end], back[end], ids[end] = candidate, start, token_id
                 if end == start + 1:
@@ -115,7 +117,8 @@ class SentencePieceModel:
                 end = start + 1
                 if end > frontier:
                     frontier = end
-                candidate = f32(self.unk_score + here)
+                rounded[0] = self.unk_score + here
+                candidate = rounded[0]
                 if back[end] < 0 or candidate > best[end]:
                     best[end], back[end], ids[end] = candidate, start, self.unk_id
         out = []

@@ -14,6 +14,8 @@ lone surrogates).
 
 from __future__ import annotations
 
+import re
+
 from ..formats.charsmap import CharsMap
 from ..formats.sentencepiece_model import NormalizerSpec
 
@@ -33,7 +35,8 @@ class SentencePieceNormalizer:
         self.user_defined = {s.encode("utf-8") for s in user_defined if s}
         self._longest_symbol = max(map(len, self.user_defined), default=0)
         self.treat_whitespace_as_suffix = treat_whitespace_as_suffix
-        self._memo: dict[bytes, tuple[bytes, int]] = {}
+        self._begins: dict[str, bool] = {}
+        self._patterns: dict[str, re.Pattern[bytes]] = {}
 
     def symbol_at(self, data: bytes, pos: int) -> int:
         """Length of the longest user-defined symbol at ``pos`` (0: none)."""
@@ -41,6 +44,29 @@ class SentencePieceNormalizer:
             if data[pos:pos + n] in self.user_defined:
                 return n
         return 0
+
+    def _special(self, text: str) -> re.Pattern[bytes]:
+        """A pattern of the UTF-8 of the characters of ``text`` that need ``_prefix``: a space, or the
+        beginning of a rule or of a user-defined symbol (the rest passes through unchanged)."""
+        memo = self._begins
+        chars = []
+        for ch in set(text):
+            begins = memo.get(ch)
+            if begins is None:
+                data = ch.encode("utf-8", "replace")
+                begins = memo[ch] = ch == " " or ch != ch.encode("utf-8", "replace").decode("utf-8") or any(
+                    s.startswith(data) for s in self.user_defined) or (
+                    self.charsmap is not None and self.charsmap.starts_key(data))
+            if begins:
+                chars.append(ch)
+        key = "".join(sorted(chars))
+        pattern = self._patterns.get(key)
+        if pattern is None:
+            if len(self._patterns) > 256:
+                self._patterns.clear()
+            parts = sorted((re.escape(ch.encode("utf-8", "replace")) for ch in key), key=len, reverse=True)
+            pattern = self._patterns[key] = re.compile(b"|".join(parts) if parts else b"(?!)")
+        return pattern
 
     def _prefix(self, data: bytes, pos: int) -> tuple[bytes, int]:
         """What the text at ``pos`` becomes, and how many bytes it consumes (``NormalizePrefix``)."""
@@ -76,7 +102,17 @@ class SentencePieceNormalizer:
         if not self.treat_whitespace_as_suffix and spec.add_dummy_prefix:
             result += space
         is_prev_space = spec.remove_extra_whitespaces
+        special = self._special(text)
         while pos < end:
+            # Characters no rule or symbol begins, and not spaces, come out as they are.
+            found = special.search(data, pos)
+            stop = found.start() if found is not None else end
+            if stop > pos:
+                result += data[pos:stop]
+                is_prev_space = False
+                pos = stop
+                if pos >= end:
+                    break
             out, n = self._prefix(data, pos)
             if is_prev_space:
                 out = out.lstrip(b" ")
