@@ -193,6 +193,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         md_table([("file", "l"), ("text", "l"), ("MB", "r"), ("tokens", "r"), ("HF MB/s", "r"), ("bytepair MB/s", "r"),
                   ("bytepair speed vs HF", "r"), ("HF MB/s, all fields", "r"), ("bytepair MB/s, all fields", "r"),
                   ("bytepair speed vs HF, all fields", "r"), ("same ids", "l")], encode_table),
+        "Ids come through the engine's piece cache (one lookup per new word, whole words taken at once); "
+        "when every field is read, bytepair works out each token's offsets piece by piece in Python "
+        "(`pipeline/tokenizer_pipeline.py`'s `_token_char_spans`, most of that time) where HF has them "
+        "from its normalized-string alignments.",
         "### Training with HF's trainer objects (`train_from_iterator`, counting included)",
         md_table([("family", "l"), ("vocab", "r"), ("corpus", "l"), ("MB", "r"), ("HF s", "r"), ("bytepair s", "r"),
                   ("bytepair time vs HF", "r"), ("tokens in both", "r")], train_table),
