@@ -43,7 +43,7 @@ export interface Progress {
   phase?: "fetching" | "compiling" | "starting" | "ranks" | "ready";
 }
 
-/** Give one of encoding, model, tokenizer and tokenizerJson (none: encoding "o200k_base"). */
+/** Give one of encoding, model, tokenizer, tokenizerJson and sentencepiece (none: encoding "o200k_base"). */
 export interface CreateTokenizerOptions {
   /** Encoding name (default "o200k_base"); see listEncodings(). */
   encoding?: string;
@@ -54,11 +54,16 @@ export interface CreateTokenizerOptions {
    * "gpt2"; see listTokenizers()); its tokenizer.json is fetched (verified) only now. Unknown names
    * raise UnknownTokenizerError. */
   tokenizer?: string;
-  /** Any BPE tokenizer.json: a URL (string or URL; relative to the page, or under Node to the
+  /** Any tokenizer.json (BPE, WordPiece, Unigram, WordLevel): a URL (string or URL; relative to the page, or under Node to the
    * working directory; file: URLs under Node), the JSON text, the parsed object, a File or Blob, or
    * its bytes (gzip'd or not). Parsed by the runtime; nothing is sent anywhere. A malformed file
-   * raises VocabFormatError, an unsupported one (not BPE, say) UnsupportedTokenizerError. */
+   * raises VocabFormatError, an unsupported one (a component bytepair lacks) UnsupportedTokenizerError. */
   tokenizerJson?: string | URL | object | Blob | ArrayBuffer | ArrayBufferView;
+  /** A SentencePiece .model (Unigram or BPE): its bytes, a File or Blob, or a URL or path as for
+   * tokenizerJson. Opened as the tokenizer.json transformers' converter builds from it (the HF face:
+   * Python's Tokenizer.from_sentencepiece); encode adds no BOS/EOS. A file that is not a .model
+   * raises VocabFormatError. */
+  sentencepiece?: string | URL | Blob | ArrayBuffer | ArrayBufferView;
   /** The name shown in `info.name` for a tokenizerJson (default: the file's name, or its folder's
    * for ".../<folder>/tokenizer.json"). */
   name?: string;

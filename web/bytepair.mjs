@@ -71,7 +71,7 @@ function typeName(value) {
 }
 
 // The option names each call takes (bytepair.d.ts's option types).
-const CREATE_OPTIONS = ["encoding", "model", "tokenizer", "tokenizerJson", "name", "tokenizerConfig", "assetsUrl", "onProgress", "signal"];
+const CREATE_OPTIONS = ["encoding", "model", "tokenizer", "tokenizerJson", "sentencepiece", "name", "tokenizerConfig", "assetsUrl", "onProgress", "signal"];
 const LIST_OPTIONS = ["assetsUrl"];
 const CALL_OPTIONS = ["signal"];
 const ENCODE_OPTIONS = [...CALL_OPTIONS, "allowedSpecial", "disallowedSpecial"];
@@ -159,6 +159,22 @@ async function readTokenizerJson(value) {
   );
 }
 
+/** A sentencepiece option (a SentencePiece .model) as bytes and a name: bytes (Uint8Array, ArrayBuffer),
+ * a File/Blob, or a URL or path, read as tokenizerJson's are. */
+async function readSentencePiece(value) {
+  const isBlob = typeof Blob !== "undefined" && value instanceof Blob;
+  const isBytes = value instanceof ArrayBuffer || ArrayBuffer.isView(value);
+  if (!isBlob && !isBytes && typeof value !== "string" && !(value instanceof URL)) {
+    throw invalidInput(`sentencepiece must be a .model file's URL or path, a File/Blob or its bytes, not ${value === null ? "null" : typeof value}`);
+  }
+  if (typeof value === "string" && !value.trim()) throw invalidInput("sentencepiece is empty: give the .model file's URL or path, or its bytes");
+  if (typeof value === "string" && value.trimStart().startsWith("{")) {
+    throw invalidInput("sentencepiece takes a SentencePiece .model file (its bytes, URL or path); give a tokenizer.json as tokenizerJson");
+  }
+  const { data, name } = await readTokenizerJson(value);
+  return { data, name: isBytes ? "sentencepiece.model" : isBlob ? value.name || "sentencepiece.model" : name };
+}
+
 /** A value for the runtime as JSON text: a string is taken to be JSON text already, anything else is
  * written as JSON (what cannot be, a BigInt or a cycle, is refused here). */
 function jsonText(value, what) {
@@ -173,16 +189,16 @@ function jsonText(value, what) {
   return text;
 }
 
-/** What to open: exactly one of encoding, model, tokenizer and tokenizerJson (default: o200k_base). */
+/** What to open: exactly one of encoding, model, tokenizer, tokenizerJson and sentencepiece (default: o200k_base). */
 async function openRequest(options) {
   for (const key of ["encoding", "model", "name"]) {
     if (options[key] !== undefined && typeof options[key] !== "string") {
       throw invalidInput(`${key} must be a name (a string), not ${options[key] === null ? "null" : typeof options[key]}`);
     }
   }
-  const given = ["encoding", "model", "tokenizer", "tokenizerJson"].filter((k) => options[k] !== undefined);
-  if (given.length > 1) throw invalidInput(`give one of encoding, model, tokenizer and tokenizerJson, not ${given.join(" and ")}`);
-  if (options.tokenizerConfig !== undefined && options.tokenizerJson === undefined && options.tokenizer === undefined) {
+  const given = ["encoding", "model", "tokenizer", "tokenizerJson", "sentencepiece"].filter((k) => options[k] !== undefined);
+  if (given.length > 1) throw invalidInput(`give one of encoding, model, tokenizer, tokenizerJson and sentencepiece, not ${given.join(" and ")}`);
+  if (options.tokenizerConfig !== undefined && options.tokenizerJson === undefined && options.tokenizer === undefined && options.sentencepiece === undefined) {
     throw invalidInput("tokenizerConfig goes with tokenizerJson or tokenizer (it holds a tokenizer.json's chat template)");
   }
   const tokenizerConfig = options.tokenizerConfig === undefined ? undefined : jsonText(options.tokenizerConfig, "tokenizerConfig");
@@ -195,6 +211,10 @@ async function openRequest(options) {
     return {
       request: { tokenizerJson: data, name: options.name ?? name, tokenizerConfig }, first: {}, transfer: typeof data === "string" ? [] : [data.buffer],
     };
+  }
+  if (options.sentencepiece !== undefined) { // loaded as the tokenizer.json transformers builds from it
+    const { data, name } = await readSentencePiece(options.sentencepiece);
+    return { request: { tokenizerJson: data, sentencepiece: true, name: options.name ?? name, tokenizerConfig }, first: {}, transfer: [data.buffer] };
   }
   if (options.model !== undefined) return { request: { model: options.model }, first: {} };
   const encoding = options.encoding ?? "o200k_base";

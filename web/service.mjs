@@ -86,7 +86,7 @@ export class TokenizerService {
           // whose key the other operations take in place of an encoding name.
           const data = a.tokenizer !== undefined ? await rt.tokenizerBytes(a.tokenizer) : a.tokenizerJson;
           const t0 = performance.now();
-          const info = call("load_tokenizer_json", data, a.tokenizer ?? a.name);
+          const info = call(a.sentencepiece ? "load_sentencepiece" : "load_tokenizer_json", data, a.tokenizer ?? a.name);
           rt.timings[`build ${info.name}`] ??= performance.now() - t0;
           if (a.tokenizerConfig !== undefined) {
             this.chatConfigs.delete(info.key);

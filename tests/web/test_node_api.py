@@ -18,7 +18,7 @@ from bytepair.data.openai import ENCODING_SPECS
 
 from tests.browser import DIST, ROOT, require_bundle
 from tests.conftest import corpus_texts
-from tests.hf_reference import hf_folder
+from tests.hf_reference import hf_folder, published_file
 from tests.test_parity_tiktoken import ADVERSARIAL
 from tests.web.test_web_chat import chat_fixture
 
@@ -69,6 +69,30 @@ def tokenizers_fixture() -> dict:
     }
 
 
+def families_fixture() -> dict | None:
+    """Native ids (add_special_tokens=False) for web/test/families.test.mjs: a published SentencePiece
+    .model through Tokenizer.from_sentencepiece (the JS sentencepiece option) and a BERT WordPiece
+    tokenizer.json (both equal to the references in tests/models/test_published_families.py)."""
+    try:
+        model, bert = published_file("botchan_en_unigram_1000"), published_file("all_minilm_l6_v2")
+    except pytest.skip.Exception:  # no registry: the JS tests of these files skip
+        return None
+    texts = list(corpus_texts().values())[:3] + ["Hello,  wörld! Ünïcödé café", "emoji 🙂 👩‍👩‍👧 𠀀 日本語", "  runs\t\tof   space  "]
+    out = {}
+    for key, tok, path in (("sentencepiece", bytepair.Tokenizer.from_sentencepiece(model), model),
+                           ("wordpiece", bytepair.Tokenizer.from_file(bert), bert)):
+        encoded = [tok.encode(t, add_special_tokens=False) for t in texts]
+        out[key] = {
+            "path": str(path),
+            "vocab_size": tok.get_vocab_size(),
+            # count is the text's whole count, as Tokenizer.count (all-MiniLM's file truncates encode to 128)
+            "cases": [{"text": t, "ids": e.ids, "count": tok.count(t), "decoded": tok.decode(e.ids, skip_special_tokens=False),
+                       "starts": bytepair.utf16_offsets(t, [a for a, _ in e.offsets]),
+                       "ends": bytepair.utf16_offsets(t, [b for _, b in e.offsets])} for t, e in zip(texts, encoded)],
+        }
+    return out
+
+
 @pytest.fixture(scope="module")
 def node() -> str:
     if NODE is None:
@@ -98,6 +122,7 @@ def test_node_test_suite(node: str, tmp_path: Path) -> None:
         "lone_surrogate": o200k.encode("a\ud800b"),
         "tokenizers": tokenizers_fixture(),
         "chat": chat_fixture(),
+        "families": families_fixture(),
     }
     path = tmp_path / "fixture.json"
     path.write_text(json.dumps(fixture), encoding="utf-8")

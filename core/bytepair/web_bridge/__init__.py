@@ -39,6 +39,7 @@ from typing import Any
 from .analysis import analysis_markdown, analyze
 from .chat import chat_count, chat_encode, chat_settings
 from .cli import run_cli
+from .sentencepiece import load_sentencepiece
 from .tokens import count, decode, decode_token_bytes, encode, encode_with_offsets, forget_caches, inspect, is_within_token_limit
 from .faces import KEY_PREFIX, encoding_info, list_encodings, load_tokenizer_json, model_encoding, unload_tokenizer
 from .startup import WARM_UP_PARTS, memory_stats, prepare, use_verified_data_dir, warm_up
@@ -83,6 +84,7 @@ __all__ = [
     "is_within_token_limit",
     "js_error_name",
     "list_encodings",
+    "load_sentencepiece",
     "load_tokenizer_json",
     "memory_stats",
     "model_encoding",
@@ -154,6 +156,7 @@ _OPERATIONS: dict[str, Callable[..., Any]] = {function.__name__: function for fu
     inspect,
     is_within_token_limit,
     list_encodings,
+    load_sentencepiece,
     load_tokenizer_json,
     memory_stats,
     model_encoding,
