@@ -37,6 +37,7 @@ SECTIONS: dict[str, Section] = {
     "training": Section("bench.training", "bytepair.train against HF BpeTrainer, rustbpe, bpeasy and a minbpe-style loop"),
     "training-web": Section("bench.training_web", "the JS API's train() in headless Chromium beside bytepair.train"),
     "families": Section("bench.families", "WordPiece and WordLevel (and other families' rows) beside HF: first-pass encoding, training"),
+    "unigram": Section("bench.unigram", "Unigram and SentencePiece .model files beside HF and sentencepiece: first-pass encoding, training"),
     "analysis": Section("bench.analysis", "how long bytepair.analysis takes: vocabulary reports, manifests, a diff, fertility"),
     "runtimes": Section("bench.runtimes", "the npm package in Node, Deno and Bun, cold and warm starts; its size beside gpt-tokenizer and tiktoken"),
     "ab": Section("bench.ab", "the first pass of two copies of core/, in fresh processes in turn (prints only)"),

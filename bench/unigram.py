@@ -1,0 +1,159 @@
+"""Section ``unigram`` of docs/PERFORMANCE.md: the Unigram family and SentencePiece ``.model`` files
+beside HF ``tokenizers`` and the ``sentencepiece`` package: first-pass encoding, and training.
+
+    .venv/bin/python -m bench unigram              # writes the `unigram` section
+    .venv/bin/python -m bench unigram --no-write --repeats 3
+
+A SentencePiece Unigram model (8k pieces, nmt_nfkc) is trained with ``sentencepiece`` on the
+en+de+fr files; HF and bytepair each load transformers' conversion of it (``from_sentencepiece``
+gives the same ``tokenizer.json``) and encode a whole corpus file once, fresh (so no piece is
+cached), single-threaded (``RAYON_NUM_THREADS=1``); ``sentencepiece`` and
+``bytepair.SentencePieceProcessor`` encode the same file from the ``.model``. Training is
+``Tokenizer.train_from_iterator(lines, UnigramTrainer(...))`` after a Metaspace pre-tokenizer, by
+each library with its own trainer object, counting included. Medians of ``--repeats`` runs, the
+libraries taking turns.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("RAYON_NUM_THREADS", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+import statistics  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Callable, Sequence  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+from bench.common import CORE, CORPUS, PERFORMANCE, command_line, load_corpus, log, md_table, parser, replace_section  # noqa: E402
+
+sys.path.insert(0, str(CORE))
+
+TRAIN_FILES = ("en", "de", "fr")
+ENCODE_FILES = ("en", "de", "fr", "el_cs_bg_pt", "code_python")
+
+
+def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    start = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - start, out
+
+
+def spm_model(corpus: dict[str, str], folder: Path, vocab_size: int = 8000) -> Path:
+    import sentencepiece as spm
+
+    text = folder / "train.txt"
+    text.write_text("\n".join(corpus[n] for n in TRAIN_FILES), encoding="utf-8")
+    spm.SentencePieceTrainer.train(input=str(text), model_prefix=str(folder / "uni"), vocab_size=vocab_size,
+                                   model_type="unigram", character_coverage=0.9995, minloglevel=2, num_threads=1)
+    return folder / "uni.model"
+
+
+def bench_encode(corpus: dict[str, str], model: Path, repeats: int) -> tuple[list[list[str]], list[str]]:
+    import sentencepiece as spm
+    import tokenizers
+
+    import bytepair
+
+    json_text = bytepair.Tokenizer.from_sentencepiece(model).to_str()
+    table, mismatches = [], []
+    for name in ENCODE_FILES:
+        text = corpus[name]
+        times: dict[str, list[float]] = {"hf": [], "bytepair": [], "spm": [], "bytepair spm": []}
+        ids: dict[str, list[int]] = {}
+        for _ in range(repeats):
+            runs = (("hf", lambda: tokenizers.Tokenizer.from_str(json_text), lambda t: t.encode(text, add_special_tokens=False).ids),
+                    ("bytepair", lambda: bytepair.Tokenizer.from_str(json_text), lambda t: t.encode(text, add_special_tokens=False).ids),
+                    ("spm", lambda: spm.SentencePieceProcessor(model_file=str(model)), lambda t: t.encode(text)),
+                    ("bytepair spm", lambda: bytepair.SentencePieceProcessor(model_file=str(model)), lambda t: t.encode(text)))
+            for lib, make, run in runs:
+                tok = make()
+                seconds, out = timed(lambda: run(tok))
+                times[lib].append(seconds)
+                ids[lib] = out
+        same_hf = ids["hf"] == ids["bytepair"]
+        same_spm = ids["spm"] == ids["bytepair spm"]
+        if not (same_hf and same_spm):
+            mismatches.append(name)
+        mb = len(text.encode("utf-8")) / 1e6
+        med = {k: statistics.median(v) for k, v in times.items()}
+        log(f"{name}: " + ", ".join(f"{k} {v:.3f}s" for k, v in med.items()))
+        table.append([name, f"{mb:.2f}", f"{len(ids['hf']):,}", f"{mb / med['hf']:.2f}", f"{mb / med['bytepair']:.2f}",
+                      f"{med['hf'] / med['bytepair']:.2f}×", f"{mb / med['spm']:.2f}", f"{mb / med['bytepair spm']:.2f}",
+                      f"{med['spm'] / med['bytepair spm']:.2f}×", "yes" if same_hf else "**no**", "yes" if same_spm else "**no**"])
+    return table, mismatches
+
+
+def _train(lib: Any, lines: list[str], vocab_size: int) -> Any:
+    tok = lib.Tokenizer(lib.models.Unigram())
+    tok.pre_tokenizer = lib.pre_tokenizers.Metaspace()
+    tok.train_from_iterator(lines, lib.trainers.UnigramTrainer(vocab_size=vocab_size, unk_token="<unk>",
+                                                                 special_tokens=["<unk>"], show_progress=False))
+    return tok
+
+
+def bench_train(corpus: dict[str, str], rows: Sequence[tuple[Sequence[str], int]], repeats: int) -> list[list[str]]:
+    import tokenizers
+
+    import bytepair
+
+    table = []
+    for files, vocab_size in rows:
+        lines = [line for n in files for line in corpus[n].splitlines()]
+        times: dict[str, list[float]] = {"hf": [], "bytepair": []}
+        vocabs: dict[str, set[str]] = {}
+        for _ in range(repeats):
+            for lib, module in (("hf", tokenizers), ("bytepair", bytepair)):
+                seconds, tok = timed(lambda: _train(module, lines, vocab_size))
+                times[lib].append(seconds)
+                vocabs[lib] = set(tok.get_vocab())
+        hf, ours = statistics.median(times["hf"]), statistics.median(times["bytepair"])
+        log(f"train {'+'.join(files)} {vocab_size}: hf {hf:.2f}s bytepair {ours:.2f}s")
+        mb = sum(len(corpus[n].encode("utf-8")) for n in files) / 1e6
+        table.append(["+".join(files), f"{mb:.2f}", f"{vocab_size:,}", f"{hf:.2f}", f"{ours:.2f}", f"{ours / hf:.2f}×",
+                      f"{len(vocabs['hf'] & vocabs['bytepair']):,} of {len(vocabs['hf']):,}"])
+    return table
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_parser = parser("unigram", __doc__)
+    args_parser.add_argument("--repeats", type=int, default=5)
+    args_parser.add_argument("--no-write", action="store_true", help="print the section instead of writing it")
+    args = args_parser.parse_args(argv)
+    corpus = load_corpus(CORPUS, None)
+    with tempfile.TemporaryDirectory() as tmp:
+        model = spm_model(corpus, Path(tmp))
+        encode_table, mismatches = bench_encode(corpus, model, args.repeats)
+    train_table = bench_train(corpus, [(("en",), 2000), (TRAIN_FILES, 8000)], max(1, args.repeats // 2))
+    markdown = "\n\n".join([
+        "## Unigram and SentencePiece beside HF tokenizers and sentencepiece",
+        f"Command: `{command_line()}`; all libraries in one process, HF single-threaded (`RAYON_NUM_THREADS=1`); "
+        "medians, the libraries taking turns.",
+        "### First pass: a fresh tokenizer encodes a whole corpus file (Unigram 8k trained by sentencepiece on en+de+fr)",
+        "HF and bytepair load the same converted `tokenizer.json`; sentencepiece and `bytepair.SentencePieceProcessor` "
+        "the `.model`.",
+        md_table([("text", "l"), ("MB", "r"), ("tokens", "r"), ("HF MB/s", "r"), ("bytepair MB/s", "r"),
+                  ("bytepair speed vs HF", "r"), ("sentencepiece MB/s", "r"), ("bytepair spm MB/s", "r"),
+                  ("bytepair speed vs sentencepiece", "r"), ("same ids as HF", "l"), ("same ids as sentencepiece", "l")],
+                 encode_table),
+        "### Training with UnigramTrainer (`train_from_iterator` after Metaspace, counting included)",
+        md_table([("corpus", "l"), ("MB", "r"), ("vocab", "r"), ("HF s", "r"), ("bytepair s", "r"),
+                  ("bytepair time vs HF", "r"), ("pieces in both", "r")], train_table),
+    ])
+    if args.no_write:
+        print(markdown)
+    else:
+        replace_section(PERFORMANCE, "unigram", markdown)
+        log(f"wrote the unigram section of {PERFORMANCE}")
+    if mismatches:
+        log(f"MISMATCH: ids differ for {', '.join(mismatches)}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
