@@ -287,6 +287,7 @@ SECTIONS: dict[str, str] = {
     "playground": "`python -m bench browser`: the playground's first load and its latency from keystroke to updated view",
     "training": "`python -m bench training`: bytepair.train against HF BpeTrainer, rustbpe, bpeasy and a minbpe-style loop",
     "families": "`python -m bench families`: WordPiece and WordLevel (and other families) beside HF tokenizers: first pass, training",
+    "corpus": "`python -m bench corpus`: encode_corpus on 1 and 2 processes and a Dask LocalCluster, batches beside tiktoken; long pieces beside HF",
     "analysis": "`python -m bench analysis`: vocabulary reports, manifests, a diff and fertility (bytepair.analysis)",
     "runtimes": "`python -m bench runtimes`: the npm package in Node, Deno and Bun, cold and warm; its size beside gpt-tokenizer and tiktoken",
     "training-web": "`python -m bench training-web`: the JS API's train() in headless Chromium, 1 MB at 8k",
