@@ -210,8 +210,17 @@ let loadTimer = 0;
 /** The progress bar counts bytes; once they are all in, the runtime reports its phases (compiling
  * the WebAssembly module, starting Python, building the first ranks: 1-2 s more on a cold start), and
  * the note names the one under way, with the time so far. */
-function showProgress({ loaded, total, phase }, name = state.encoding) {
+function showProgress({ loaded, total, phase, wireLoaded, wireTotal, wireKnown }, name = state.encoding) {
   if (!total) return;
+  // What the network carries (the server sends Brotli copies: 7.5 MB where the files hold 30 MB),
+  // once every file's response has said its length.
+  if (wireTotal) {
+    if (!wireKnown && (phase === undefined || phase === "fetching")) {
+      els.loadDetail.textContent = "connecting…";
+      return;
+    }
+    [loaded, total] = [wireLoaded, wireTotal];
+  }
   els.progress.max = total;
   els.progress.value = loaded;
   els.loading.classList.remove("done");
@@ -1329,6 +1338,7 @@ async function main() {
     });
   }
   els.model.addEventListener("change", onModel);
+  els.model.addEventListener("input", debounce(onModel, 250)); // as the user types, not only on leaving the field
   $("clear").addEventListener("click", () => {
     setText("");
     onEdit();

@@ -41,6 +41,14 @@ export interface Progress {
    * "compiling" the WebAssembly module, "starting" Python from its memory snapshot, building the
    * first encoding's or tokenizer's "ranks", and "ready". */
   phase?: "fetching" | "compiling" | "starting" | "ranks" | "ready";
+  /** `loaded` and `total` as the network carries them: a file the server sent compressed (a `.br` or
+   * `.gz` copy, with Content-Encoding) counts at its compressed length, once its headers arrived;
+   * equal to `loaded`/`total` where nothing is compressed (local files under Node). */
+  wireLoaded?: number;
+  wireTotal?: number;
+  /** Whether every file's response has begun, so that `wireTotal` is what the wire carries in all
+   * (until then a file counts at its decoded size). */
+  wireKnown?: boolean;
 }
 
 /** Give one of encoding, model, tokenizer, tokenizerJson and sentencepiece (none: encoding "o200k_base"). */

@@ -108,7 +108,7 @@ class AssetReader {
    * copy of the HTTP response as it arrives, into `keep.compiled` (a promise of the module, null if
    * it cannot): compiling by URL lets the browser cache the code, and it overlaps the download and
    * the check. The module is only instantiated once the bytes have passed their check. */
-  async read(path, onBytes = () => {}, keep = null) {
+  async read(path, onBytes = () => {}, keep = null, onWire = () => {}) {
     const url = this.url(path);
     if (url.startsWith("file:")) {
       const { readFile } = await nodeModule("node:fs/promises");
@@ -120,6 +120,7 @@ class AssetReader {
         const advice = readAdvice(err, "Pass assetsUrl where bytepair's dist/ is served, or build it with `make bundle`");
         throw bpError("AssetError", `cannot read ${path} from ${this.base}: ${err.message}. ${advice}.`);
       }
+      onWire(null);
       onBytes(bytes.length);
       return bytes;
     }
@@ -131,6 +132,11 @@ class AssetReader {
     } catch (err) {
       throw bpError("AssetError", `cannot fetch ${url}: ${err.message}${advice}`);
     }
+    // What the wire carries: a server sending a precompressed copy says its length (Content-Length
+    // counts the encoded body), and the bytes read here are the decoded ones.
+    const encoded = response.headers.get("content-encoding");
+    const length = Number(response.headers.get("content-length"));
+    if (response.ok) onWire(encoded && encoded !== "identity" && length > 0 ? length : null);
     if (!response.ok) {
       const prepare = response.status === 404 && path !== "manifest.json"
         ? "; the npm package's dist/ is served once prepared: `npx bytepair-assets OUT_DIR` writes the files it ships " +
@@ -180,6 +186,8 @@ class VerifiedLoader {
     this.total = 0;
     this.expected = new Set();
     this.fileTimings = {}; // path -> { fetchMs, checkMs }, for the benchmark page
+    this.wire = new Map(); // path -> bytes on the wire (null: as decoded), once its response began
+    this.fileLoaded = new Map(); // path -> decoded bytes read so far
   }
 
   entry(path) {
@@ -198,9 +206,23 @@ class VerifiedLoader {
     this.report();
   }
 
+  /** Progress in decoded bytes (`loaded`, `total`: what is checked against the manifest) and on the
+   * wire (`wireLoaded`, `wireTotal`: a compressed copy counted at its own length once its headers
+   * arrive, each file's share of it by the decoded bytes read; `wireKnown` once every file's have). */
   report(phase = "fetching") {
     this.phase = phase;
-    if (this.onProgress) this.onProgress({ loaded: this.loaded, total: this.total, phase });
+    if (!this.onProgress) return;
+    let wireLoaded = 0;
+    let wireTotal = 0;
+    let wireKnown = this.announced === true;
+    for (const path of this.expected) {
+      const size = this.entry(path).size;
+      const wire = this.wire.get(path) ?? size;
+      if (!this.wire.has(path)) wireKnown = false;
+      wireTotal += wire;
+      wireLoaded += Math.round(((this.fileLoaded.get(path) ?? 0) * wire) / size);
+    }
+    this.onProgress({ loaded: this.loaded, total: this.total, phase, wireLoaded, wireTotal, wireKnown });
   }
 
   async load(path, keep = null) {
@@ -208,8 +230,12 @@ class VerifiedLoader {
     const t0 = performance.now();
     const bytes = await this.reader.read(path, (n) => {
       this.loaded += n;
+      this.fileLoaded.set(path, (this.fileLoaded.get(path) ?? 0) + n);
       this.report();
-    }, keep);
+    }, keep, (wire) => {
+      this.wire.set(path, wire);
+      this.report();
+    });
     const t1 = performance.now();
     const digest = await sha256(bytes);
     this.fileTimings[path] = { fetchMs: t1 - t0, checkMs: performance.now() - t1 };
@@ -349,6 +375,8 @@ export class Runtime {
       return bytes[manifest.snapshot];
     };
     if (!warm) shipped();
+    loader.announced = true; // every file of the start is expected: the wire's total can be known
+    loader.report();
 
     const [asm, { loadPyodide }] = await modules;
     mark("modules");

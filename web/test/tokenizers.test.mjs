@@ -96,7 +96,7 @@ test("a tokenizer.json is forgotten when its last user is disposed", async () =>
 
 test("bad tokenizer.json input gives typed errors with messages that say what to do", async () => {
   await assert.rejects(createTokenizer({ tokenizerJson: "{ not json" }), (err) => err.name === "VocabFormatError" && /not valid JSON/.test(err.message));
-  await assert.rejects(createTokenizer({ tokenizerJson: { model: { type: "Unigram", vocab: [] } } }),
+  await assert.rejects(createTokenizer({ tokenizerJson: { model: { type: "Frobnicate", vocab: [] } } }),
     (err) => err.name === "UnsupportedTokenizerError" && /BPE/.test(err.message));
   await assert.rejects(createTokenizer({ tokenizerJson: { version: "1.0" } }), { name: "VocabFormatError" });
   await assert.rejects(createTokenizer({ tokenizerJson: new Uint8Array([0xff, 0xfe, 0x7b]) }), { name: "VocabFormatError" });
