@@ -178,10 +178,10 @@ class BatchPool:
             out += unpack_id_lists(*result) if kind == "ids" and not threads else result
         return out
 
-    def close(self) -> None:
-        """Stop the workers (a later :meth:`map` starts new ones)."""
+    def close(self, wait: bool = False) -> None:
+        """Stop the workers (a later :meth:`map` starts new ones); ``wait``: until they have exited."""
         if self._executor is not None:
-            _shutdown(self._executor)
+            self._executor.shutdown(wait=wait, cancel_futures=True)
             self._executor, self._workers = None, 0
 
     def _executor_for(self, n: int, owner: Any) -> Executor:
