@@ -2,8 +2,8 @@
 and ``UnicodeScripts``.
 
 Why here: each is a fixed rule of HF ``tokenizers`` 0.23.3 rather than a pattern from the file.
-``BertPreTokenizer`` splits on whitespace (dropped) and isolates every punctuation character (Unicode
-P* and ASCII punctuation), written as one regex keeping its matches, so it runs on the same engine as
+``BertPreTokenizer`` splits on whitespace (dropped) and isolates every punctuation character (ASCII
+punctuation and Unicode P* as HF's older tables have them, pinned in ``bert_punctuation.py``), written as one regex keeping its matches, so it runs on the same engine as
 ``Split``; ``CharDelimiterSplit`` cuts at one character (dropped); ``FixedLength`` cuts every
 ``length`` characters; ``UnicodeScripts`` cuts where the script changes (HF's script classes, pinned in
 ``script_tables.py``; spaces go with the text before them, and leading ones are dropped, as HF's).
@@ -18,24 +18,21 @@ P* and ASCII punctuation), written as one regex keeping its matches, so it runs 
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from ..errors import InvalidInputError
 from .base import Piece, PreTokenizer
+from .bert_punctuation import punctuation_class
 from .script_tables import ANY, script_class
 from .split import Split
 
 __all__ = ["BertPreTokenizer", "CharDelimiterSplit", "FixedLength", "UnicodeScripts"]
 
-_ASCII_PUNCTUATION = "".join(re.escape(c) for c in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
-
-
 class BertPreTokenizer(Split):
     """Words between whitespace, each punctuation character a piece of its own."""
 
     def __init__(self) -> None:
-        punctuation = r"\p{P}" + _ASCII_PUNCTUATION
+        punctuation = punctuation_class()
         super().__init__(f"[{punctuation}]|[^\\s{punctuation}]+", "removed", invert=True)
 
     def to_json(self) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..errors import VocabFormatError
 from .base import BEHAVIOR_JSON, Piece, PreTokenizer, apply_behavior, behavior_key
+from .bert_punctuation import punctuation_class
 from .pattern import Pretokenizer
 from .pattern.safety import check_length, check_pattern
 
@@ -153,12 +154,11 @@ class Digits(Split):
 
 
 class Punctuation(Split):
-    """Punctuation characters (Unicode P* and ASCII punctuation) cut out, as ``behavior`` says."""
-
-    _ASCII = "".join(re.escape(c) for c in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+    """Punctuation characters (ASCII punctuation and Unicode P* as HF's tables have them:
+    ``bert_punctuation.py``) cut out, as ``behavior`` says."""
 
     def __init__(self, behavior: str = "isolated") -> None:
-        super().__init__(r"[\p{P}" + self._ASCII + "]", behavior)
+        super().__init__(f"[{punctuation_class()}]", behavior)
 
     def to_json(self) -> dict[str, Any]:
         return {"type": "Punctuation", "behavior": BEHAVIOR_JSON[self.behavior]}
