@@ -111,7 +111,7 @@ def main(argv: Sequence[str]) -> int:
         "",
         f"`python -m bench runtimes`: wall seconds of the whole process, median of {args.repeat} runs each; cold = an "
         "empty cache folder, warm = the runtime snapshot a first run stored (web/stored.mjs); "
-        f"{time.strftime('%Y-%m-%d')}, {load_summary()}.",
+        f"{time.strftime('%Y-%m-%d')}, 1-minute load average {load_summary()} (2 cores, shared).",
         "",
         "| what | cold s | warm s |",
         "|:---|---:|---:|",
