@@ -25,7 +25,7 @@ import importlib.util
 import json
 import os
 import platform
-import random
+import resource
 import shutil
 import statistics
 import subprocess
@@ -75,14 +75,25 @@ def _documents(folder: Path) -> tuple[list[str], list[str], int]:
     return [str(path)], docs, sum(len(d.encode("utf-8")) for d in docs)
 
 
-def _median(run: Callable[[], Any], before: Callable[[], Any], repeat: int) -> float:
-    times = []
+def _cpu() -> float:
+    """CPU seconds of this process (all its threads) and of its exited child processes."""
+    me, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _median(run: Callable[[], Any], before: Callable[[], Any], repeat: int,
+            after: Callable[[], Any] = lambda: None) -> tuple[float, float]:
+    """Median wall seconds of ``run`` and its median CPU seconds (with its workers', ended by ``after``)."""
+    times, cpus = [], []
     for _ in range(repeat):
         before()
+        cpu = _cpu()
         start = time.perf_counter()
         run()
         times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        after()
+        cpus.append(_cpu() - cpu)
+    return statistics.median(times), statistics.median(cpus)
 
 
 def _digest(folder: Path) -> str:
@@ -103,13 +114,13 @@ def throughput(repeat: int, folder: Path) -> tuple[list[tuple[str, float]], floa
     enc = bytepair.get_encoding("cl100k_base")
     theirs = offline_tiktoken(fill_cache(folder / "tiktoken-cache"))("cl100k_base")
     assert tiktoken.__version__
-    rows: list[tuple[str, float]] = []
+    rows: list[tuple[str, tuple[float, float | None]]] = []
     problems: list[str] = []
     digests: dict[str, str] = {}
 
     def cold() -> None:
         enc.engine.cache.clear()
-        enc.batch_pool.close()
+        enc.batch_pool.close(wait=True)
 
     for processes in (1, 2):
         out = folder / f"p{processes}"
@@ -135,7 +146,7 @@ def throughput(repeat: int, folder: Path) -> tuple[list[tuple[str, float]], floa
             start = time.perf_counter()
             example.encode_with_dask(client, inputs, str(out), encoding="cl100k_base", shard_tokens=1_000_000, progress=False)
             times.append(time.perf_counter() - start)
-    seconds = statistics.median(times)
+    seconds = (statistics.median(times), None)  # the cluster's worker processes are not this one's children
     rows.append(("`encode_corpus` on Dask LocalCluster(2) (`examples/dask_encode.py`)", seconds))
     digests["dask"] = _digest(out)
     if len(set(digests.values())) != 1:
@@ -144,7 +155,8 @@ def throughput(repeat: int, folder: Path) -> tuple[list[tuple[str, float]], floa
     for threads in (1, 2):
         log(f"encode_ordinary_batch, num_threads={threads}")
         ids: list[Any] = []
-        seconds = _median(lambda: ids.append(enc.encode_ordinary_batch(docs, num_threads=threads)), cold, repeat)
+        seconds = _median(lambda: ids.append(enc.encode_ordinary_batch(docs, num_threads=threads)), cold, repeat,
+                          lambda: enc.batch_pool.close(wait=True))
         rows.append((f"bytepair `encode_ordinary_batch(num_threads={threads})`", seconds))
         if ids[-1] != expected:
             problems.append(f"bytepair encode_ordinary_batch(num_threads={threads}) differs from tiktoken")
@@ -171,30 +183,41 @@ def long_pieces(repeat: int, sizes: Sequence[int]) -> list[tuple[str, int, float
     return rows
 
 
-def report(rows: list[tuple[str, float]], size: int, problems: list[str], long_rows: list[tuple[str, int, float, float]],
-           repeat: int) -> str:
-    by = dict(rows)
-    one, two = by["`encode_corpus`, 1 process"], by["`encode_corpus`, 2 processes"]
-    b1, b2 = by["bytepair `encode_ordinary_batch(num_threads=1)`"], by["bytepair `encode_ordinary_batch(num_threads=2)`"]
-    t1, t2 = by["tiktoken 0.14 `encode_ordinary_batch(num_threads=1)`"], by["tiktoken 0.14 `encode_ordinary_batch(num_threads=2)`"]
+def report(rows: list[tuple[str, tuple[float, float | None]]], size: int, problems: list[str],
+           long_rows: list[tuple[str, int, float, float]], repeat: int) -> str:
+    wall = {label: w for label, (w, _) in rows}
+    cpu = {label: c for label, (_, c) in rows}
+
+    def scaling(one: str, two: str) -> str:
+        """Wall 1 ÷ 2, and what an idle machine would give: CPU of 1 ÷ (CPU of 2 ÷ 2)."""
+        c1, c2 = cpu[one], cpu[two]
+        idle = f", {2 * c1 / c2:.2f}× by CPU time" if c1 and c2 else ""
+        return f"{wall[one] / wall[two]:.2f}× by wall time{idle}"
+
+    corpus, batch, tik = "`encode_corpus`, {}", "bytepair `encode_ordinary_batch(num_threads={})`", \
+        "tiktoken 0.14 `encode_ordinary_batch(num_threads={})`"
     lines = [
         "## A corpus on every core, and long pieces through the tokenizer.json face",
         "",
         f"`python -m bench corpus` ({platform.python_implementation()} {platform.python_version()}, `nproc` = "
         f"{os.cpu_count()}, shared with other work; {time.strftime('%Y-%m-%d')}): the bench corpus as one .jsonl "
-        f"({size / 1e6:.1f} MB of UTF-8 text), cl100k_base, wall time, median of {repeat} runs from cold caches "
+        f"({size / 1e6:.1f} MB of UTF-8 text), cl100k_base, median of {repeat} runs from cold caches "
         "(bytepair's worker start-up timed, the LocalCluster's not); 1-minute load average during the run: "
-        f"{load_summary()} (above 2, other work shared the two cores and the ratios understate the scaling). "
+        f"{load_summary()} (above 2, other work shared the two cores and wall-time ratios understate the "
+        "scaling). CPU s: this process's threads and its worker processes together (the Dask workers are not "
+        "its children); on two idle cores, two workers take about half of it. "
         "Shards byte-identical across runs: " + ("yes." if not problems else "**NO**: " + "; ".join(problems)),
         "",
-        "| what | s | MB/s |",
-        "|:---|---:|---:|",
+        "| what | wall s | MB/s | CPU s |",
+        "|:---|---:|---:|---:|",
     ]
-    lines += [f"| {label} | {seconds:.2f} | {size / 1e6 / seconds:.2f} |" for label, seconds in rows]
+    lines += [f"| {label} | {w:.2f} | {size / 1e6 / w:.2f} | {'' if c is None else f'{c:.2f}'} |" for label, (w, c) in rows]
     lines += [
         "",
-        f"Scaling, 2 ÷ 1: `encode_corpus` {one / two:.2f}×, bytepair `encode_ordinary_batch` {b1 / b2:.2f}×, "
-        f"tiktoken `encode_ordinary_batch` {t1 / t2:.2f}×.",
+        f"Scaling, 2 ÷ 1: `encode_corpus` {scaling(corpus.format('1 process'), corpus.format('2 processes'))}; "
+        f"bytepair `encode_ordinary_batch` {scaling(batch.format(1), batch.format(2))}; "
+        f"tiktoken `encode_ordinary_batch` {wall[tik.format(1)] / wall[tik.format(2)]:.2f}× by wall time "
+        "(its threads' CPU time does not tell what idle cores would do).",
         "",
         "Long pieces: random a-z on one line with Llama 3's tokenizer.json (one pre-token piece), each run in a fresh "
         f"process; seconds and the peak RSS the call added (Linux's VmHWM, reset before the call), median of {repeat}.",
