@@ -64,3 +64,12 @@ def test_models_whose_merges_are_not_ranks_keep_their_merge() -> None:
     tok = bytepair.Tokenizer(model)
     assert tok.engine.cache.long_pieces.encode("abc" * 100) is None
     assert tok.encode("abc" * 100).ids == list(model.encode_piece("abc" * 100))
+
+
+@pytest.mark.parametrize("name", ["gpt2", "deepseek_v3", "gpt4o"])
+def test_other_byte_level_files(name: str) -> None:
+    path = str(hf_folder(name) / "tokenizer.json")
+    ours, theirs = bytepair.Tokenizer.from_file(path), tokenizers.Tokenizer.from_file(path)
+    rng = random.Random(7)
+    for alphabet in ("abcdefghijklmnopqrstuvwxyz", "абвгд"):
+        _check((ours, theirs), "".join(rng.choice(alphabet) for _ in range(3000)))
