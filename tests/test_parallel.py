@@ -62,3 +62,11 @@ def test_small_batches_and_the_browser_stay_sequential(enc: bytepair.Encoding, m
     monkeypatch.setattr(parallel.sys, "platform", "emscripten")
     assert not parallel.can_use_processes()
     assert (pool.workers_for(8, 10 * parallel.MIN_PARALLEL_CHARS) == 1) is not parallel.free_threaded()
+
+
+def test_ids_that_are_not_32_bit_get_the_sequential_error(enc: bytepair.Encoding, always_parallel: None) -> None:
+    from bytepair.errors import InvalidTokenError
+
+    for bad in (-1, 1 << 40):
+        with pytest.raises(InvalidTokenError, match="not a token id"):
+            enc.decode_batch([[1, 2], [bad]], num_threads=2)

@@ -167,11 +167,12 @@ class BatchPool:
         threads = isinstance(executor, ThreadPoolExecutor)
         id_lists = not threads and not isinstance(items[0], (str, bytes))
 
-        def part(a: int, b: int) -> Sequence[Any]:
-            return pack_id_lists(items[a:b]) if id_lists else items[a:b]
-
-        futures = [executor.submit(_run_slice, method, part(a, b), kwargs, kind, owner if threads else None)
-                   for a, b in slices]
+        try:
+            parts = [pack_id_lists(items[a:b]) if id_lists else items[a:b] for a, b in slices]
+        except (OverflowError, TypeError):  # not 32-bit ids: the method itself says what is wrong
+            call = getattr(owner, method)
+            return [call(item, **kwargs) for item in items]
+        futures = [executor.submit(_run_slice, method, part, kwargs, kind, owner if threads else None) for part in parts]
         out: list[Any] = []
         for future in futures:
             result = future.result()
