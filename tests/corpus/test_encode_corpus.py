@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import bytepair
 from bytepair.corpus import read_shards
-from bytepair.errors import CorpusMismatchError, InvalidInputError, MissingDependencyError
+from bytepair.errors import CorpusMismatchError, InputDecodeError, InvalidInputError, MissingDependencyError
 from tests.corpus.conftest import shard_bytes
 from tests.hf_reference import hf_folder
 
@@ -103,6 +103,9 @@ def test_bad_inputs_say_what_to_do(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         bytepair.encode_corpus([bad], tmp_path / "o1", encoding="gpt2", processes=1, progress=False)
     with pytest.raises(InvalidInputError, match="is not a file"):
         bytepair.encode_corpus([tmp_path / "missing.txt"], tmp_path / "o2", processes=1, progress=False)
+    (tmp_path / "bad.txt").write_bytes(b"ok \xff bad")
+    with pytest.raises(InputDecodeError, match="invalid UTF-8 at byte 3 .* Convert the file to UTF-8: a corpus"):
+        bytepair.encode_corpus([tmp_path / "bad.txt"], tmp_path / "o4", encoding="gpt2", processes=1, progress=False)
     zst = tmp_path / "a.jsonl.zst"
     zst.write_bytes(b"")
     monkeypatch.setitem(__import__("sys").modules, "zstandard", None)  # as if not installed

@@ -32,7 +32,7 @@ from itertools import chain
 from typing import Any
 
 from ..encoding import Encoding
-from ..errors import InvalidInputError
+from ..errors import InputDecodeError, InvalidInputError
 from ..registry import get_encoding, is_registered
 from ..text.reading import read_utf8_chunks
 from ..tokenizer import Tokenizer
@@ -118,10 +118,16 @@ def document_ids(face: Face, document: str | FileDocument) -> Iterator[Iterable[
     """A document's ordinary ids, in runs (a plain-text file block by block)."""
     if isinstance(document, FileDocument):
         chunks = read_utf8_chunks(document.path)
-        if isinstance(face, Encoding):
-            yield from face.encode_stream(chunks, disallowed_special=())
-        else:
-            yield from face.encode_stream(chunks)
+        try:
+            if isinstance(face, Encoding):
+                yield from face.encode_stream(chunks, disallowed_special=())
+            else:
+                yield from face.encode_stream(chunks)
+        except InputDecodeError as exc:  # its advice names count's --errors, which a corpus does not take
+            message = str(exc)
+            at = message.find(" Convert the file")
+            raise InputDecodeError(f"{message[:at] if at > 0 else message} Convert the file to UTF-8: a corpus "
+                                   "document is encoded exactly as it is.") from None
     elif isinstance(face, Encoding):
         yield face.encode_ordinary(document)
     else:
