@@ -60,10 +60,16 @@ class Sequence(PreTokenizer):
         for step in self.steps:
             refined: list[Piece] = []
             for piece, start, end in pieces:
-                same = len(piece) == end - start
+                # Where an earlier step put characters in front (Metaspace's prefix), the rest of the
+                # piece still maps one to one onto the text, after them; the inserted ones span the
+                # first character, as HF aligns them. Any other rewriting: the piece's whole span.
+                shift = len(piece) - (end - start)
                 for sub, s, e in step.spans(piece):
-                    # Where an earlier step rewrote the piece, its characters no longer map one to one.
-                    refined.append((sub, start + s, start + e) if same else (sub, start, end))
+                    if shift >= 0:
+                        first = 1 if e > s and end > start else 0
+                        refined.append((sub, start + max(0, s - shift), start + max(first, e - shift)))
+                    else:
+                        refined.append((sub, start, end))
             pieces = refined
         return pieces
 
