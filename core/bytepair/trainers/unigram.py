@@ -38,6 +38,7 @@ from ..models.unigram.lattice import UNK_PENALTY, PieceTable, best_path, lattice
 from ..models.unigram.model import Unigram
 from ..models.unigram.sampling import nbest_paths
 from .bpe_trainer import special_token_strings
+from .progress import Reporter
 from .unigram_seed import seed_pieces
 
 __all__ = ["UnigramTrainer", "digamma"]
@@ -284,14 +285,25 @@ class UnigramTrainer:
         table = model.table
         spans = [[[(end, text[start:end]) for end, _, _ in table.matches(text, start)] for start in range(len(text))]
                  for text, _ in sentences]
-        while True:
-            for _ in range(self.n_sub_iterations):
-                pieces = self.m_step(pieces, self.e_step(model, sentences, spans))
+        # HF's estimate of the EM steps, for the progress bar (tqdm on a terminal, if installed).
+        loops = int((math.log(desired) - math.log(len(pieces))) / math.log(self.shrinking_factor)) + 1 \
+            if len(pieces) > desired > 0 else 1
+        reporter = Reporter(None if self.show_progress else False)
+        reporter.stage("EM training", loops * self.n_sub_iterations)
+        steps = 0
+        try:
+            while True:
+                for _ in range(self.n_sub_iterations):
+                    pieces = self.m_step(pieces, self.e_step(model, sentences, spans))
+                    model = _Model(pieces)
+                    steps += 1
+                    reporter.update(steps)
+                if len(pieces) <= desired:
+                    break
+                pieces = self.prune(model, pieces, sentences, spans)
                 model = _Model(pieces)
-            if len(pieces) <= desired:
-                break
-            pieces = self.prune(model, pieces, sentences, spans)
-            model = _Model(pieces)
+        finally:
+            reporter.close()
         return self.finalize(pieces, required)
 
     def finalize(self, pieces: Pieces, required: list[str]) -> tuple[list[tuple[str, float]], int | None]:
