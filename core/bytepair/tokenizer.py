@@ -35,7 +35,7 @@ from .models.bpe.merge import check_dropout
 from .normalizers import Normalizer
 from .pipeline.encoded import Encoded, post_processed, to_piecewise
 from .pipeline.engine import Engine
-from .pipeline.stages import stage_value
+from .pipeline.stages import model_for
 from .pipeline.tokenizer_json import model_from_json
 from .pipeline.tokenizer_pipeline import TokenizerPipeline
 from .pipeline.word_counts import word_counts
@@ -68,8 +68,7 @@ class Tokenizer(TokenizerStages, TokenizerFiles, TokenizerStreams):
     ) -> None:
         """The stages of a ``tokenizer.json`` (see the module docstring); ``engine`` may be given to
         share one (and its piece cache) with an ``Encoding`` (see :meth:`from_encoding`)."""
-        byte_level = bool(getattr(pre_tokenizer, "byte_level", False))
-        model = stage_value("model", model, lambda obj: model_from_json(obj, byte_level=byte_level))
+        model = model_for(model, pre_tokenizer, model_from_json)
         self.pipeline = TokenizerPipeline(AddedVocabulary(list(added_tokens)), normalizer, pre_tokenizer, model,
                                           engine if engine is not None else Engine(model, pre_tokenizer))
         """Added tokens, normalizer, pre-tokenizer and model, run in order (``pipeline/tokenizer_pipeline.py``)."""

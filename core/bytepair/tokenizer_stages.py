@@ -21,7 +21,7 @@ from typing import Any
 
 from .decoders import Decoder
 from .normalizers import Normalizer
-from .pipeline.stages import stage_value
+from .pipeline.stages import model_for, stage_value
 from .pipeline.tokenizer_json import model_from_json
 from .pipeline.tokenizer_pipeline import TokenizerPipeline
 from .pre_tokenizers import PreTokenizer
@@ -46,8 +46,7 @@ class TokenizerStages:
 
     @model.setter
     def model(self, value: Any) -> None:
-        byte_level = bool(getattr(self.pre_tokenizer, "byte_level", False))
-        model = stage_value("model", value, lambda obj: model_from_json(obj, byte_level=byte_level))
+        model = model_for(value, self.pre_tokenizer, model_from_json)
         self.pipeline.set_stage(model=model)
         self._keep_stage_json("model", model)
 
@@ -68,12 +67,8 @@ class TokenizerStages:
     @pre_tokenizer.setter
     def pre_tokenizer(self, value: Any) -> None:
         pre_tokenizer = stage_value("pre_tokenizer", value)
-        byte_level = bool(getattr(pre_tokenizer, "byte_level", False))
-        model = self.model
-        if getattr(model, "byte_level", byte_level) != byte_level and hasattr(model, "to_json"):
-            # A BPE model sees pieces as bytes in GPT-2's visible form only behind a ByteLevel step
-            # (as in HF, where that step rewrites the text): the model follows the new pre-tokenizer.
-            model = model_from_json(model.to_json(), byte_level=byte_level)
+        model = model_for(self.model, pre_tokenizer, model_from_json)
+        if model is not self.model:
             self.pipeline.set_stage(pre_tokenizer=pre_tokenizer, model=model)
         else:
             self.pipeline.set_stage(pre_tokenizer=pre_tokenizer)

@@ -99,3 +99,22 @@ def test_assigned_stages_are_saved_and_read_back_by_hf(gpt2_path, tmp_path):
     back = Tokenizer.from_file(str(tmp_path / "t.json"))
     for text in TEXTS:
         assert again.encode(text).ids == theirs.encode(text).ids == back.encode(text).ids
+
+
+def test_a_bpe_model_follows_a_byte_level_pre_tokenizer_whichever_comes_first():
+    import bytepair
+    texts = ["hello world, héllo there 🙂 ça"] * 20
+    results = []
+    for lib in (bytepair, tokenizers):
+        tok = lib.Tokenizer(lib.models.BPE())
+        tok.pre_tokenizer = lib.pre_tokenizers.ByteLevel()
+        tok.decoder = lib.decoders.ByteLevel()
+        trainer = lib.trainers.BpeTrainer(vocab_size=300, initial_alphabet=lib.pre_tokenizers.ByteLevel.alphabet(),
+                                          show_progress=False)
+        tok.train_from_iterator(texts, trainer)
+        encoded = tok.encode("héllo 🙂 world ça")
+        again = lib.Tokenizer(lib.models.BPE())
+        again.pre_tokenizer = lib.pre_tokenizers.ByteLevel()
+        again.model = tok.model  # assigned after the pre-tokenizer
+        results.append((encoded.ids, encoded.offsets, tok.decode(encoded.ids), again.encode("héllo 🙂").ids))
+    assert results[0] == results[1]

@@ -34,7 +34,7 @@ from ..pre_tokenizers.base import PreTokenizer
 from ..processors import post_processor_from_json
 from ..processors.base import PostProcessor
 
-__all__ = ["STAGES", "stage_value"]
+__all__ = ["STAGES", "model_for", "stage_value"]
 
 STAGES: dict[str, tuple[type, Callable[[dict[str, Any]], Any], str]] = {
     "normalizer": (Normalizer, normalizer_from_json, "a normalizer (bytepair.normalizers or tokenizers.normalizers)"),
@@ -75,3 +75,15 @@ def stage_value(stage: str, value: Any, model_from_json: Callable[[dict[str, Any
     if state is None:
         raise InvalidInputError(f"{stage} must be {what}, or None; got {type(value).__name__}")
     return factory(state)  # a component bytepair does not run raises as it would in a tokenizer.json
+
+
+def model_for(model: Any, pre_tokenizer: Any, model_from_json: Callable[..., Any]) -> Any:
+    """``model`` (a model object, or HF's, converted) as it must run behind ``pre_tokenizer``: a BPE
+    model sees pieces as bytes in GPT-2's visible form exactly when a ByteLevel step comes before it
+    (as in HF, where that step rewrites the text), so one built for the other case is rebuilt from
+    its JSON. ``model_from_json(obj, byte_level=...)`` is the ``tokenizer.json`` model reader."""
+    byte_level = bool(getattr(pre_tokenizer, "byte_level", False))
+    model = stage_value("model", model, lambda obj: model_from_json(obj, byte_level=byte_level))
+    if getattr(model, "byte_level", byte_level) != byte_level and hasattr(model, "to_json"):
+        model = model_from_json(model.to_json(), byte_level=byte_level)
+    return model

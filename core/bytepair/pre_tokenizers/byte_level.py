@@ -33,6 +33,18 @@ class ByteLevel(PreTokenizer):
         self.use_regex = use_regex
         self._split = Split(GPT2_PATTERN, "isolated") if use_regex else None
 
+    @staticmethod
+    def alphabet() -> list[str]:
+        """The 256 visible characters the bytes become (HF's ``ByteLevel.alphabet()``, the
+        ``initial_alphabet`` a byte-level ``BpeTrainer`` is given).
+
+        >>> len(ByteLevel.alphabet()), "Ġ" in ByteLevel.alphabet()
+        (256, True)
+        """
+        from ..text.byte_unicode import BYTE_TO_UNICODE
+
+        return sorted(BYTE_TO_UNICODE[b] for b in range(256))
+
     @property
     def splits_nothing(self) -> bool:
         return not self.add_prefix_space and self._split is None
