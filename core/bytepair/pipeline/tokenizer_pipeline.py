@@ -17,7 +17,7 @@ alignment). Going back, :meth:`TokenizerPipeline.tokens_of` is what the decoder 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain
 from typing import Any
 
@@ -197,7 +197,8 @@ class TokenizerPipeline:
         lengths = self.model.piece_byte_lengths(piece, ids)
         data = piece.encode("utf-8", "surrogatepass")
         # Character index of each byte of the piece.
-        char_of = [i for i, ch in enumerate(piece) for _ in range(len(ch.encode("utf-8", "surrogatepass")))]
+        char_of: Sequence[int] = range(len(data)) if piece.isascii() else [
+            i for i, ch in enumerate(piece) for _ in range(len(ch.encode("utf-8", "surrogatepass")))]
         shift = len(piece) - (end - start)  # characters a pre-tokenizer put in front (Metaspace, ByteLevel)
         spans = []
         pos = 0
