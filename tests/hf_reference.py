@@ -28,7 +28,7 @@ def hf_folder(name: str) -> Path:
         pytest.skip(f"tokenizer.json for {name} unavailable ({exc}); run `make hf-data`")
 
 
-SPM_NAMES = ("botchan_en_unigram_1000", "botchan_en_bpe_1000", "kyoto_ja_unigram_8000")
+SPM_NAMES = ("botchan_en_unigram_1000", "botchan_en_bpe_1000", "kyoto_ja_unigram_8000", "seqio_unigram")
 
 
 def spm_published(name: str) -> Path:
