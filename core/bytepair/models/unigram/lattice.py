@@ -71,14 +71,21 @@ def best_path(text: str, table: PieceTable, unk_id: int | None, unk_score: float
     score = [0.0] * (n + 1)
     back = [-1] * (n + 1)
     ids = [0] * (n + 1)
-    matches = table.matches
+    get, prefixes, longest = table.entries.get, table.prefixes, table.max_length
     for start in range(n):
         here = score[start]
         single = False
-        for end, token_id, token_score in matches(text, start):
-            candidate = token_score + here
+        # ``PieceTable.matches`` inlined: the entries at ``start``, shortest first.
+        for end in range(start + 1, min(n, start + longest) + 1):
+            sub = text[start:end]
+            if end - start <= 4 and sub not in prefixes:
+                break
+            found = get(sub)
+            if found is None:
+                continue
+            candidate = found[1] + here
             if back[end] < 0 or candidate > score[end]:
-                score[end], back[end], ids[end] = candidate, start, token_id
+                score[end], back[end], ids[end] = candidate, start, found[0]
             if end == start + 1:
                 single = True
         if not single:
