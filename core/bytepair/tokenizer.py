@@ -44,6 +44,7 @@ from .processors import Piecewise, PostProcessor
 from .processors.padding import padded_length, padding_settings
 from .processors.truncation import truncation_settings
 from .text.checks import require_count, require_str, require_words
+from .tokenizer_batches import TokenizerBatches, item_size
 from .tokenizer_files import TokenizerFiles
 from .tokenizer_stages import TokenizerStages
 from .tokenizer_streams import TokenizerStreams
@@ -51,7 +52,7 @@ from .tokenizer_streams import TokenizerStreams
 __all__ = ["DecodeStream", "Encoded", "Tokenizer"]
 
 
-class Tokenizer(TokenizerStages, TokenizerFiles, TokenizerStreams):
+class Tokenizer(TokenizerStages, TokenizerFiles, TokenizerStreams, TokenizerBatches):
     """A ``tokenizer.json`` tokenizer (any of HF's model families) with HF ``tokenizers``' methods and results."""
 
     def __init__(
@@ -342,40 +343,50 @@ class Tokenizer(TokenizerStages, TokenizerFiles, TokenizerStreams):
         return 0 if self.post_processor is None else self.post_processor.added_tokens(bool(is_pair))
 
     def encode_batch_fast(self, inputs: Sequence[str | tuple[str, str] | list[str]], is_pretokenized: bool = False,
-                          add_special_tokens: bool = True) -> list[Encoded]:
+                          add_special_tokens: bool = True, *, num_threads: int | None = None) -> list[Encoded]:
         """HF's ``encode_batch`` without offsets; here the same as ``encode_batch`` (offsets are
         worked out only when read)."""
-        return self.encode_batch(inputs, is_pretokenized, add_special_tokens)
+        return self.encode_batch(inputs, is_pretokenized, add_special_tokens, num_threads=num_threads)
 
     def encode_batch(self, inputs: Sequence[str | tuple[str, str] | list[str]], is_pretokenized: bool = False,
-                     add_special_tokens: bool = True) -> list[Encoded]:
-        """``encode`` each input (a text or a ``(text, pair)``); padding applies to the batch's longest."""
+                     add_special_tokens: bool = True, *, num_threads: int | None = None) -> list[Encoded]:
+        """``encode`` each input (a text or a ``(text, pair)``); padding applies to the batch's longest.
+        ``num_threads``: up to that many worker processes for a big batch (``tokenizer_batches.py``;
+        None: this process, as HF's ``encode_batch`` with ``TOKENIZERS_PARALLELISM=false``)."""
         if isinstance(inputs, str) or not isinstance(inputs, Iterable):
             raise InvalidInputError(
                 f"encode_batch takes a list of texts (or of (text, pair) tuples), not {'one str' if isinstance(inputs, str) else type(inputs).__name__}")
-        padding, self._padding = self._padding, None
+        items = list(inputs)
+        sizes = [item_size(item) for item in items]
         try:
-            out = []
-            for item in inputs:
-                if is_pretokenized:
-                    # A list of words, or a (words, words) pair: a tuple of two sequences that are not str.
-                    if isinstance(item, tuple) and len(item) == 2 and not any(isinstance(x, str) for x in item):
-                        out.append(self.encode(item[0], item[1], True, add_special_tokens))
-                    else:
-                        out.append(self.encode(item, None, True, add_special_tokens))
-                elif isinstance(item, (tuple, list)):
-                    if len(item) != 2:
-                        raise InvalidInputError("a pair in encode_batch must be (text, pair)")
-                    out.append(self.encode(item[0], item[1], is_pretokenized, add_special_tokens))
-                else:
-                    out.append(self.encode(item, None, is_pretokenized, add_special_tokens))
+            if self.parallel_workers(num_threads, sizes) > 1:
+                out = self.encode_in_workers(items, is_pretokenized, add_special_tokens, num_threads or 1, sizes)
+            else:
+                padding, self._padding = self._padding, None
+                try:
+                    out = [self.encode_input(item, is_pretokenized, add_special_tokens) for item in items]
+                finally:
+                    self._padding = padding
         except MemoryError as exc:
-            raise too_large(exc, f"encoding a batch of {sized(inputs, 'texts')}", "encode fewer texts at a time") from None
-        finally:
-            self._padding = padding
+            raise too_large(exc, f"encoding a batch of {sized(items, 'texts')}", "encode fewer texts at a time") from None
         if self._padding is not None:
             self._pad(out)
         return out
+
+    def encode_input(self, item: str | tuple[str, str] | list[str], is_pretokenized: bool = False,
+                     add_special_tokens: bool = True) -> Encoded:
+        """One input of a batch as ``encode_batch`` reads it: a text, a ``(text, pair)``, words, or
+        a ``(words, words)`` pair when ``is_pretokenized``."""
+        if is_pretokenized:
+            # A list of words, or a (words, words) pair: a tuple of two sequences that are not str.
+            if isinstance(item, tuple) and len(item) == 2 and not any(isinstance(x, str) for x in item):
+                return self.encode(item[0], item[1], True, add_special_tokens)
+            return self.encode(item, None, True, add_special_tokens)
+        if isinstance(item, (tuple, list)):
+            if len(item) != 2:
+                raise InvalidInputError("a pair in encode_batch must be (text, pair)")
+            return self.encode(item[0], item[1], is_pretokenized, add_special_tokens)
+        return self.encode(item, None, is_pretokenized, add_special_tokens)
 
     def count(self, text: str, *, add_special_tokens: bool = False) -> int:
         """Number of ids ``encode(text).ids`` would hold (without special tokens unless asked), fast."""
@@ -417,10 +428,14 @@ class Tokenizer(TokenizerStages, TokenizerFiles, TokenizerStreams):
         except MemoryError as exc:
             raise too_large(exc, f"decoding {sized(ids, 'ids')}", DECODE_ADVICE) from None
 
-    def decode_batch(self, sequences: Sequence[Sequence[int]], skip_special_tokens: bool = True) -> list[str]:
+    def decode_batch(self, sequences: Sequence[Sequence[int]], skip_special_tokens: bool = True, *,
+                     num_threads: int | None = None) -> list[str]:
+        """``decode`` each id list (over worker processes for a big batch, as ``encode_batch``)."""
         if not isinstance(sequences, Iterable) or isinstance(sequences, (str, bytes)) or any(
                 isinstance(ids, int) for ids in sequences):
             raise InvalidInputError("decode_batch takes a list of id lists (one per text); decode takes one id list")
+        if self.parallel_workers(num_threads, [len(ids) for ids in sequences]) > 1:
+            return self.decode_in_workers([list(ids) for ids in sequences], skip_special_tokens, num_threads or 1)
         return [self.decode(ids, skip_special_tokens) for ids in sequences]
 
     def decode_stream(self, skip_special_tokens: bool = False) -> DecodeStream:
