@@ -232,3 +232,44 @@ def test_from_sentencepiece_as_transformers_converter(name: str) -> None:
         a, b = hf.encode(text), ours.encode(text)
         assert (b.ids, b.tokens, b.offsets, b.word_ids) == (a.ids, a.tokens, a.offsets, a.word_ids), text[:80]
         assert ours.decode(a.ids) == hf.decode(a.ids), text[:80]
+
+
+# --- soak: 40,000 characters of each bench corpus file and many more random texts ---------------------------------------
+
+@pytest.mark.soak
+def test_corpus_files_soak() -> None:
+    spm = pytest.importorskip("sentencepiece")
+    files = [lzma.open(p, "rt", encoding="utf-8").read()[:40_000] for p in sorted((ROOT / "bench" / "corpus").glob("*.txt.xz"))]
+    hf, ours = map(lambda t: t.from_file(str(published_file("all_minilm_l6_v2"))), (tokenizers.Tokenizer, bytepair.Tokenizer))
+    for tok in (hf, ours):
+        tok.no_truncation()
+        tok.no_padding()
+    pairs = [(hf, ours)] + [_loaded(transformers_json(name, face)) for name in UNIGRAM_MODELS for face in FACES]
+    for text in files:
+        for a_tok, b_tok in pairs:
+            a, b = a_tok.encode(text), b_tok.encode(text)
+            assert (b.ids, b.offsets, b.word_ids) == (a.ids, a.offsets, a.word_ids)
+            assert b_tok.decode(a.ids) == a_tok.decode(a.ids)
+        for name in SPM_ALL:
+            path = str(published_file(name))
+            ref, mine = spm.SentencePieceProcessor(model_file=path), bytepair.SentencePieceProcessor(model_file=path)
+            ids = ref.encode(text)
+            assert mine.encode(text) == ids and mine.decode(ids) == ref.decode(ids), name
+
+
+@pytest.mark.soak
+@settings(max_examples=3000, deadline=None)
+@given(st.text(ALPHABET, max_size=200), st.sampled_from(UNIGRAM_MODELS), st.sampled_from(sorted(FACES)))
+def test_random_text_every_published_file_soak(text: str, name: str, face: str) -> None:
+    spm = pytest.importorskip("sentencepiece")
+    for hf, ours in (minilm(), _loaded(transformers_json(name, face))):
+        assert_same(hf.encode(text), ours.encode(text), text)
+        assert ours.decode(hf.encode(text).ids) == hf.decode(hf.encode(text).ids)
+    path = str(published_file(name))
+    ref = spm.SentencePieceProcessor(model_file=path)
+    assert _processor(path).encode(text) == ref.encode(text)
+
+
+@functools.cache
+def _processor(path: str) -> bytepair.SentencePieceProcessor:
+    return bytepair.SentencePieceProcessor(model_file=path)
