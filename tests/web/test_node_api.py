@@ -78,9 +78,14 @@ def families_fixture() -> dict | None:
     except pytest.skip.Exception:  # no registry: the JS tests of these files skip
         return None
     texts = list(corpus_texts().values())[:3] + ["Hello,  wörld! Ünïcödé café", "emoji 🙂 👩‍👩‍👧 𠀀 日本語", "  runs\t\tof   space  "]
+    from tests.models.test_published_families import transformers_json
+
+    t5 = model.parent / "t5-tokenizer.json"  # T5's tokenizer.json as transformers builds it from the .model
+    t5.write_text(transformers_json("botchan_en_unigram_1000", "T5Tokenizer"), encoding="utf-8")
     out = {}
     for key, tok, path in (("sentencepiece", bytepair.Tokenizer.from_sentencepiece(model), model),
-                           ("wordpiece", bytepair.Tokenizer.from_file(bert), bert)):
+                           ("wordpiece", bytepair.Tokenizer.from_file(bert), bert),
+                           ("unigram", bytepair.Tokenizer.from_file(t5), t5)):
         encoded = [tok.encode(t, add_special_tokens=False) for t in texts]
         out[key] = {
             "path": str(path),

@@ -1,6 +1,6 @@
 // WordPiece and SentencePiece models through the JavaScript API under Node: createTokenizer's
 // { sentencepiece } option over a published .model (as a path, bytes and a Blob) and { tokenizerJson }
-// over a BERT WordPiece tokenizer.json, against ids the native bytepair.Tokenizer computed
+// over a BERT WordPiece tokenizer.json and a T5 one (Unigram), against ids the native bytepair.Tokenizer computed
 // (tests/web/test_node_api.py writes them to BYTEPAIR_FIXTURE; the native ones are checked against HF
 // tokenizers, sentencepiece and transformers in tests/models/test_published_families.py).
 import assert from "node:assert/strict";
@@ -44,6 +44,15 @@ test("a WordPiece tokenizer.json gives the native ids", { skip }, async () => {
   const tok = await createTokenizer({ tokenizerJson: fixture.wordpiece.path });
   try {
     await assertNative(tok, fixture.wordpiece, "wordpiece");
+  } finally {
+    tok.dispose();
+  }
+});
+
+test("a T5 (Unigram, Precompiled) tokenizer.json gives the native ids", { skip }, async () => {
+  const tok = await createTokenizer({ tokenizerJson: fixture.unigram.path });
+  try {
+    await assertNative(tok, fixture.unigram, "unigram");
   } finally {
     tok.dispose();
   }
