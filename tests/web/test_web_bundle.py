@@ -264,7 +264,9 @@ def test_progress_reports_bytes(web) -> None:
     # A fresh profile: the runtime, the shipped memory snapshot and the ranks.
     needed = [*manifest["runtime"].values(), manifest["snapshot"], manifest["encodings"]["o200k_base"]["file"]]
     total = sum(manifest["files"][p]["size"] for p in needed)
-    assert progress[-1] == {"loaded": total, "total": total, "phase": "ready"}
+    assert progress[-1] == {"loaded": total, "total": total, "phase": "ready", "wireKnown": True,
+                            "wireLoaded": progress[-1]["wireTotal"], "wireTotal": progress[-1]["wireTotal"]}
+    assert progress[-1]["wireTotal"] < total * 0.4  # served with the Brotli copies: what the wire carried
     loaded = [p["loaded"] for p in progress]
     assert loaded == sorted(loaded) and len(progress) > 5
     # After the bytes (the bar at 100%), the page still hears what is going on.
@@ -431,7 +433,7 @@ def test_tokenizer_json_as_url_object_blob_and_file(web, hf_expected) -> None:
 def test_bad_tokenizer_json_gives_typed_errors(web) -> None:
     page, _ = web
     assert js_error(page, "() => window.bp.createTokenizer({ tokenizerJson: new File(['{ not json'], 'x.json') })")["name"] == "VocabFormatError"
-    err = js_error(page, "() => window.bp.createTokenizer({ tokenizerJson: { model: { type: 'WordPiece', vocab: {} } } })")
+    err = js_error(page, "() => window.bp.createTokenizer({ tokenizerJson: { model: { type: 'Frobnicate', vocab: {} } } })")
     assert err["name"] == "UnsupportedTokenizerError" and "BPE" in err["message"]
     err = js_error(page, "() => window.bp.createTokenizer({ tokenizer: 'llama9' })")
     assert err["name"] == "UnknownTokenizerError" and "llama3" in err["message"]
