@@ -38,9 +38,9 @@ class Metaspace(PreTokenizer):
         return text, 0
 
     def spans(self, text: str) -> list[Piece]:
+        if not text:
+            return []  # nothing to put a marker in front of (HF prepends to a non-empty text only)
         rewritten, shift = self._rewrite(text)
-        if not rewritten:
-            return []
         if not self.split_on_marker:
             return [(rewritten, 0, len(text))]
         out: list[Piece] = []
