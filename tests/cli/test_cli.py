@@ -189,11 +189,30 @@ def test_ctrl_c_exits_130_without_traceback() -> None:
     )
     proc.stdin.write(b"waiting for more input ")
     proc.stdin.flush()
-    time.sleep(1.5)  # let it start and block on reading
+    _wait_until_reading_stdin(proc.pid)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err
     assert b"Traceback" not in err
+
+
+def _wait_until_reading_stdin(pid: int, limit: float = 60.0) -> None:
+    """Until the process blocks in read(0, ...) (Linux's /proc/PID/syscall: "0 0x0 ..."), so that the
+    signal finds the command running, not the interpreter still starting (slow on a loaded machine)."""
+    import time
+
+    deadline = time.monotonic() + limit
+    path = f"/proc/{pid}/syscall"
+    while time.monotonic() < deadline:
+        try:
+            with open(path) as f:
+                if f.read().startswith("0 0x0 "):
+                    time.sleep(0.2)
+                    return
+        except OSError:  # no /proc (not Linux) or not readable: wait a fixed while instead
+            time.sleep(1.5)
+            return
+        time.sleep(0.05)
 
 
 def test_closed_pipe_ends_quietly(tmp_path) -> None:
