@@ -47,8 +47,12 @@ function main() {
   // readLocal), and the open-model tokenizers go into the optional package bytepair-tokenizers.
   const DIST = join(ROOT, "dist");
   const brotliOnly = new Set([join(DIST, manifest.snapshot)]);
+  // The optional package also carries the GPT-3 encodings' ranks (p50k_base, r50k_base; p50k_edit
+  // uses p50k's), which few callers want: o200k_base and cl100k_base stay in bytepair.
+  const legacy = ["p50k_base", "r50k_base"].map((name) => manifest.encodings[name]?.file).filter(Boolean);
   const keep = (path) => {
     if (path === join(DIST, "tokenizers") || path.startsWith(join(DIST, "tokenizers") + "/")) return false;
+    if (legacy.some((file) => path === join(DIST, file) || path.startsWith(join(DIST, file) + "."))) return false;
     if (brotliOnly.has(path)) return false;
     if (brotliOnly.has(path.replace(/\.br$/, ""))) return true;
     return !(/\.(gz|br)$/.test(path) && existsSync(path.replace(/\.(gz|br)$/, "")));
@@ -60,11 +64,11 @@ function main() {
   const tokenizers = {
     name: "bytepair-tokenizers",
     version: pkg.version,
-    description: "The open-model tokenizer.json files (Llama 3, Qwen 2.5, Qwen 3, DeepSeek V3, GPT-2) for bytepair's createTokenizer({ tokenizer }) and npx bytepair -t NAME",
+    description: "The open-model tokenizer.json files (Llama 3, Qwen 2.5, Qwen 3, DeepSeek V3, GPT-2) for bytepair's createTokenizer({ tokenizer }) and npx bytepair -t NAME, and the GPT-3 encodings' ranks (p50k_base, r50k_base)",
     license: pkg.license,
     type: "module",
-    files: ["tokenizers/", "LICENSE"],
-    exports: { "./package.json": "./package.json", "./tokenizers/*": "./tokenizers/*" },
+    files: ["tokenizers/", "encodings/", "LICENSE"],
+    exports: { "./package.json": "./package.json", "./tokenizers/*": "./tokenizers/*", "./encodings/*": "./encodings/*" },
   };
   const extraStage = join(OUT, "package-tokenizers");
   const extraTarball = join(OUT, `${tokenizers.name}-${tokenizers.version}.tgz`);
@@ -74,6 +78,7 @@ function main() {
   cpSync(join(DIST, "tokenizers"), join(extraStage, "tokenizers"), {
     recursive: true, filter: (path) => !(/\.(gz|br)$/.test(path) && existsSync(path.replace(/\.(gz|br)$/, ""))),
   });
+  for (const file of legacy) cpSync(join(DIST, file), join(extraStage, file));
   cpSync(join(ROOT, "LICENSE"), join(extraStage, "LICENSE"));
   writeFileSync(join(extraStage, "package.json"), JSON.stringify(tokenizers, null, 2) + "\n");
 

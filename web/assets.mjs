@@ -49,7 +49,7 @@ function main(argv) {
     if (!bytes && existsSync(join(HERE, `${path}.br`))) bytes = brotliDecompressSync(readFileSync(join(HERE, `${path}.br`)));
     if (!bytes && extra && existsSync(join(extra, path))) bytes = readFileSync(join(extra, path));
     if (!bytes) {
-      if (!path.startsWith("tokenizers/")) throw new Error(`${path} is missing from ${HERE}: reinstall bytepair`);
+      if (!/^(tokenizers|encodings\/(p50k|r50k))/.test(path)) throw new Error(`${path} is missing from ${HERE}: reinstall bytepair`);
       missing += 1;
       continue;
     }
@@ -63,7 +63,7 @@ function main(argv) {
     const gzipped = gzipSync(bytes, { level: 9 });
     if (gzipped.length < bytes.length * 0.95) writeFileSync(`${file}.gz`, gzipped);
   }
-  const note = missing ? ` (without the open-model tokenizers: npm install bytepair-tokenizers to add them)` : "";
+  const note = missing ? ` (without the open-model tokenizers and the GPT-3 encodings: npm install bytepair-tokenizers to add them)` : "";
   process.stdout.write(`bytepair-assets: ${target} is ready to serve as assetsUrl${note}\n`);
   return 0;
 }

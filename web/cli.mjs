@@ -64,14 +64,18 @@ async function main() {
     runtime = await Runtime.load({ assetsUrl: pathToFileURL(dir + "/").href });
     const names = Object.keys(runtime.manifest.encodings);
     // The rank files (Pyodide's in-memory files are JavaScript's, not in a restored snapshot) ...
+    // (the GPT-3 encodings' only with the optional package bytepair-tokenizers installed: without
+    // it they are left out, and the Python CLI says so if one is asked for)
     runtime.encodings.clear();
-    await Promise.all(names.map((name) => runtime.ensureEncoding(name)));
+    const present = await Promise.all(names.map((name) => runtime.ensureEncoding(name).then(() => name, () => null)));
+    if (!present.includes("o200k_base")) await runtime.ensureEncoding("o200k_base"); // its error, if that fails
     if (runtime.snapshotKey) {
       // ... and on a cold start, every encoding built, then the started runtime kept in the user's
       // cache folder (see stored.mjs; BYTEPAIR_CACHE=off keeps nothing) for the next command to
       // restore. Taken before the host's folders are mounted, which a snapshot must not hold.
-      runtime.pyodide.runPython(`import bytepair\nfor name in ${JSON.stringify(names)}:\n    bytepair.get_encoding(name).encode("warm")`);
-      runtime.storeSnapshot(names);
+      const built = present.filter(Boolean);
+      runtime.pyodide.runPython(`import bytepair\nfor name in ${JSON.stringify(built)}:\n    bytepair.get_encoding(name).encode("warm")`);
+      runtime.storeSnapshot(built);
       await runtime.snapshotStored;
     }
   } catch (err) {

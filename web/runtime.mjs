@@ -56,8 +56,9 @@ async function sha256(bytes) {
 
 /** A local asset's bytes. The npm package ships some assets in one form only (build/pack.mjs):
  * the memory snapshot as `X.br` alone (a host serving the package over HTTP runs `npx
- * bytepair-assets`, which writes the plain file back), and the open-model tokenizers in the
- * optional package bytepair-tokenizers: each is looked for there when `file` is not found. */
+ * bytepair-assets`, which writes the plain file back), and the open-model tokenizers and the GPT-3
+ * encodings' ranks in the optional package bytepair-tokenizers: each is looked for there when
+ * `file` is not found. */
 async function readLocal(readFile, file, path) {
   try {
     return new Uint8Array(await readFile(file));
@@ -69,11 +70,12 @@ async function readLocal(readFile, file, path) {
       const bytes = await new Promise((resolve, reject) => brotliDecompress(packed, (e, out) => (e ? reject(e) : resolve(out))));
       return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     }
-    const extra = path.startsWith("tokenizers/") ? await optionalTokenizers() : null;
+    const optional = /^(tokenizers|encodings)\//.test(path);
+    const extra = optional ? await optionalTokenizers() : null;
     if (!extra) {
-      if (path.startsWith("tokenizers/")) {
-        err.message += "; the open-model tokenizers come in the optional package bytepair-tokenizers: `npm install " +
-          "bytepair-tokenizers` (make pack builds it), or pass tokenizerJson";
+      if (optional) {
+        err.message += "; the open-model tokenizers and the GPT-3 encodings (p50k_base, r50k_base) come in the optional " +
+          "package bytepair-tokenizers: `npm install bytepair-tokenizers` (make pack builds it), or pass tokenizerJson";
       }
       throw err;
     }

@@ -132,8 +132,12 @@ def _packed(ranks_file: str) -> tuple[PackedRanks, dict[bytes, int]]:
     directory, verified = _data_dir or (os.environ.get(DATA_DIR_ENV), False)
     if directory:
         path = os.path.join(directory, f"{ranks_file}.bpr")
-        with open(path, "rb") as f:
-            data = f.read()
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except FileNotFoundError:  # npx bytepair without the optional package that has it
+            raise VocabFormatError(f"{path} is missing: under npx bytepair, p50k_base and r50k_base come with the optional "
+                                   "package bytepair-tokenizers (npm install bytepair-tokenizers)") from None
     else:
         path = f"bytepair/data/{ranks_file}.bpr"
         try:

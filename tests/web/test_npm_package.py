@@ -77,13 +77,15 @@ def test_tarball_holds_the_bundle_and_nothing_else(tarball: Path) -> None:
             "dist/bytepair-counter.mjs"} <= names
     assert {n.split("/")[0] for n in names} == {"package.json", "README.md", "LICENSE", "dist"}  # no Python, no tests
     built = json.loads((DIST / "manifest.json").read_text())
-    # One form of each file: the snapshot as its Brotli copy alone, the open-model tokenizers in bytepair-tokenizers
-    shipped = {p if p != built["snapshot"] else f"{p}.br" for p in built["files"] if not p.startswith("tokenizers/")}
+    # One form of each file: the snapshot as its Brotli copy alone; the open-model tokenizers and the GPT-3
+    # encodings' ranks in bytepair-tokenizers
+    optional = {p for p in built["files"] if p.startswith("tokenizers/")} | {built["encodings"][n]["file"] for n in ("p50k_base", "r50k_base")}
+    shipped = {p if p != built["snapshot"] else f"{p}.br" for p in built["files"] if p not in optional}
     assert {f"dist/{p}" for p in shipped} <= names
     assert not [n for n in names if n.endswith((".br", ".gz")) and n != f"dist/{built['snapshot']}.br"]
     with tarfile.open(tarball.parent / f"bytepair-tokenizers-{manifest['version']}.tgz") as tar:
         extra = {n.removeprefix("package/") for n in tar.getnames()}
-    assert {p for p in built["files"] if p.startswith("tokenizers/")} <= extra
+    assert optional <= extra and not {f"dist/{p}" for p in optional} & names
     assert manifest["name"] == "bytepair" and "private" not in manifest
     assert not manifest.get("dependencies") and "devDependencies" not in manifest
     assert manifest["bin"] == {"bytepair": "dist/cli.mjs", "bytepair-assets": "dist/assets.mjs"}
@@ -118,10 +120,18 @@ def test_open_model_tokenizers_come_with_the_optional_package(tarball: Path, tmp
         f'else {{ console.log(JSON.stringify(Array.from(await tok.encode({json.dumps(text)})))); tok.dispose(); }}'
     )
     assert _module_output(folder, script) == ["AssetError", "true"]
+    legacy = (
+        'import { createTokenizer } from "bytepair";'
+        'const tok = await createTokenizer({ encoding: "r50k_base" }).catch((e) => e);'
+        'if (tok instanceof Error) console.log(tok.name, tok.message.includes("npm install bytepair-tokenizers"));'
+        'else { console.log(JSON.stringify(Array.from(await tok.encode("hello world 🫠")))); tok.dispose(); }'
+    )
+    assert _module_output(folder, legacy) == ["AssetError", "true"]
     extra = tarball.parent / tarball.name.replace("bytepair-", "bytepair-tokenizers-")
     assert _run([NPM, "install", "--offline", "--no-audit", "--no-fund", str(extra)], folder).returncode == 0
     llama3 = bytepair.Tokenizer.from_file(str(hf_folder("llama3") / "tokenizer.json"))
     assert json.loads(_module_output(folder, script)[0]) == llama3.encode(text, add_special_tokens=False).ids
+    assert json.loads(_module_output(folder, legacy)[0]) == bytepair.get_encoding("r50k_base").encode("hello world 🫠")
     sample = folder / "sample.txt"
     sample.write_text(text, encoding="utf-8")
     result = _run([NPM, "exec", "--offline", "--no", "--", "bytepair", "count", "-t", "llama3", "sample.txt"], folder)
