@@ -46,27 +46,38 @@ class SentencePieceNormalizer:
         return 0
 
     def _special(self, text: str) -> re.Pattern[bytes]:
-        """A pattern of the UTF-8 of the characters of ``text`` that need ``_prefix``: a space, or the
-        beginning of a rule or of a user-defined symbol (the rest passes through unchanged)."""
+        """A pattern of the places in the UTF-8 of ``text`` that need ``_prefix``: a space, the
+        beginning of a rule or of a user-defined symbol (the rest passes through unchanged). An ASCII
+        character with no rule of its own that only begins longer rules (a letter before a combining
+        accent) needs it only where one of those rules can follow."""
         memo = self._begins
-        chars = []
+        parts = []
         for ch in set(text):
-            begins = memo.get(ch)
-            if begins is None:
-                data = ch.encode("utf-8", "replace")
-                begins = memo[ch] = ch == " " or ch != ch.encode("utf-8", "replace").decode("utf-8") or any(
-                    s.startswith(data) for s in self.user_defined) or (
-                    self.charsmap is not None and self.charsmap.starts_key(data))
-            if begins:
-                chars.append(ch)
-        key = "".join(sorted(chars))
+            part = memo.get(ch)
+            if part is None:
+                part = memo[ch] = self._begins_here(ch)
+            if part:
+                parts.append(part)
+        key = b"|".join(sorted(parts, key=lambda part: (-len(part), part)))
         pattern = self._patterns.get(key)
         if pattern is None:
             if len(self._patterns) > 256:
                 self._patterns.clear()
-            parts = sorted((re.escape(ch.encode("utf-8", "replace")) for ch in key), key=len, reverse=True)
-            pattern = self._patterns[key] = re.compile(b"|".join(parts) if parts else b"(?!)")
+            pattern = self._patterns[key] = re.compile(key if parts else b"(?!)")
         return pattern
+
+    def _begins_here(self, ch: str) -> bytes:
+        """The pattern piece for ``ch`` (``b""``: it always passes through unchanged)."""
+        data = ch.encode("utf-8", "replace")
+        if ch == " " or ch != data.decode("utf-8") or any(s.startswith(data) for s in self.user_defined):
+            return re.escape(data)
+        if self.charsmap is None or not self.charsmap.starts_key(data):
+            return b""
+        if len(data) == 1 and not self.charsmap.prefix_matches(data, 0):
+            follow = bytes(b for b in range(1, 256) if self.charsmap.starts_key(data + bytes([b])))
+            if follow:
+                return re.escape(data) + b"(?=[" + b"".join(re.escape(bytes([b])) for b in follow) + b"])"
+        return re.escape(data)
 
     def _prefix(self, data: bytes, pos: int) -> tuple[bytes, int]:
         """What the text at ``pos`` becomes, and how many bytes it consumes (``NormalizePrefix``)."""
