@@ -146,13 +146,19 @@ class TokenizerPipeline:
                     word += pieces_done
                     continue
                 spans = [(part, 0, len(part))] if self.pre_tokenizer is None else self.pre_tokenizer.spans(part)
+                named = hasattr(self.model, "piece_tokens")
+                token_string = self._token_strings.__getitem__
                 for piece, s, e in spans:
                     ids = ids_of(piece)
                     # A model may name its tokens itself (Unigram: an unknown run's token is its text).
-                    strings = self.model.piece_tokens(piece, ids) if hasattr(self.model, "piece_tokens") else None
-                    for k, (token_id2, (ts, te)) in enumerate(zip(ids, self._token_char_spans(piece, ids, s, e))):
+                    strings = self.model.piece_tokens(piece, ids) if named else None
+                    if len(ids) == 1 and len(piece) == e - s:
+                        char_spans: Iterable[tuple[int, int]] = ((s, e),)  # one token, the whole piece as written
+                    else:
+                        char_spans = self._token_char_spans(piece, ids, s, e)
+                    for k, (token_id2, (ts, te)) in enumerate(zip(ids, char_spans)):
                         out.ids.append(token_id2)
-                        out.tokens.append(strings[k] if strings is not None else self.id_to_token(token_id2) or "")
+                        out.tokens.append(strings[k] if strings is not None else token_string(token_id2))
                         out.offsets.append(_to_original(align, p_start + ts, p_start + te, start))
                         out.type_ids.append(type_id)
                         out.special_tokens_mask.append(0)
