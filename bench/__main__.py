@@ -39,11 +39,12 @@ SECTIONS: dict[str, Section] = {
     "families": Section("bench.families", "WordPiece and WordLevel (and other families' rows) beside HF: first-pass encoding, training"),
     "unigram": Section("bench.unigram", "Unigram and SentencePiece .model files beside HF and sentencepiece: first-pass encoding, training"),
     "analysis": Section("bench.analysis", "how long bytepair.analysis takes: vocabulary reports, manifests, a diff, fertility"),
-    "runtimes": Section("bench.runtimes", "the npm package in Node, Deno and Bun, cold and warm starts; its size beside gpt-tokenizer and tiktoken"),
     "corpus": Section("bench.corpus_encode", "encode_corpus on 1 and 2 processes and Dask beside tiktoken's batches; long pieces beside HF"),
+    "runtimes": Section("bench.runtimes", "the npm package in Node, Deno and Bun, cold and warm starts; its size beside gpt-tokenizer and tiktoken"),
     "ab": Section("bench.ab", "the first pass of two copies of core/, in fresh processes in turn (prints only)"),
 }
-ALL = ("native", "tokenizer-json", "browser", "reliability", "whitespace", "hostile", "training", "families", "analysis", "corpus")
+ALL = ("native", "tokenizer-json", "browser", "reliability", "whitespace", "hostile", "training", "families", "unigram", "analysis", "corpus",
+       "runtimes")
 """What ``all`` (and so ``make bench``) runs, in this order: every section that writes a document,
 except ``training-web``, which ``make bench`` has never run."""
 

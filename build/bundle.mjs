@@ -149,16 +149,22 @@ def repack(wheel):
                 if name.startswith("bytepair/data/") and name.endswith(".bpr"):
                     data_files[name.rsplit("/", 1)[1]] = data
                     continue
-                add(name, data)
+                # bytepair's own modules ship as bytecode only, without docstrings (optimize=2), in
+                # the legacy place that needs no source beside it: the runtime's memory snapshot,
+                # which holds the installed files and the imported modules, is what a cold start
+                # downloads. Other wheels (jinja2) keep their sources.
+                ours = name.startswith("bytepair/") and name.endswith(".py")
+                if not ours:
+                    add(name, data)
                 if name.endswith(".py"):
                     source = os.path.join(tmp, "source.py")
                     target = os.path.join(tmp, "compiled.pyc")
                     with open(source, "wb") as f:
                         f.write(data)
-                    py_compile.compile(source, cfile=target, dfile=name, doraise=True,
+                    py_compile.compile(source, cfile=target, dfile=name, doraise=True, optimize=2 if ours else -1,
                                        invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
                     with open(target, "rb") as f:
-                        add(importlib.util.cache_from_source(name), f.read())
+                        add(name + "c" if ours else importlib.util.cache_from_source(name), f.read())
         record.append(f"{record_name},,")
         info = zipfile.ZipInfo(record_name, stamp)
         info.external_attr = 0o644 << 16

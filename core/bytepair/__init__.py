@@ -42,10 +42,8 @@ from .pre_tokenizers.pattern import UNICODE_VERSION
 from .text.reading import read_utf8_chunks
 from .added_tokens.vocabulary import AddedToken
 from .tokenizer import Encoded, Tokenizer
-from .sentencepiece_processor import SentencePieceProcessor
 from .trainers import ClassicBPE, count_pieces, load_classic, train_classic
 from .training import train, train_from_counts
-from .corpus import encode_corpus
 from .registry import (
     encoding_for_model,
     encoding_name_for_model,
@@ -59,11 +57,21 @@ __version__ = "0.1.0"
 
 def __getattr__(name: str) -> object:
     # The analysis package is imported on first use: ``import bytepair`` (and the browser's first
-    # load) does not pay for it.
+    # load, whose memory snapshot holds what importing bytepair builds) does not pay for it.
     if name == "compare_tokenizers":
         from .analysis import compare_tokenizers
 
         return compare_tokenizers
+    # Likewise the corpus encoder and SentencePiece's processor (``import bytepair as spm`` then
+    # ``spm.SentencePieceProcessor(...)`` imports it here).
+    if name == "encode_corpus":
+        from .corpus import encode_corpus
+
+        return encode_corpus
+    if name == "SentencePieceProcessor":
+        from .sentencepiece_processor import SentencePieceProcessor
+
+        return SentencePieceProcessor
     raise AttributeError(f"module 'bytepair' has no attribute {name!r}")
 
 __all__ = [

@@ -28,13 +28,14 @@ slice, and the slices are put back in order.
 from __future__ import annotations
 
 import os
-import pickle
 import sys
 import weakref
 from array import array
 from collections.abc import Callable, Sequence
-from concurrent.futures import Executor, ThreadPoolExecutor
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:  # the executors (threads, a queue, logging) are imported when a pool first starts
+    from concurrent.futures import Executor
 
 __all__ = ["MIN_PARALLEL_CHARS", "BatchPool", "can_use_processes", "free_threaded", "pack_id_lists",
            "split_evenly", "unpack_id_lists"]
@@ -112,6 +113,8 @@ def split_evenly(sizes: Sequence[int], parts: int) -> list[tuple[int, int]]:
 
 def _install(payload: bytes) -> None:
     global _OWNER
+    import pickle
+
     _OWNER = pickle.loads(payload)
 
 
@@ -138,6 +141,7 @@ class BatchPool:
         self._owner = weakref.ref(owner) if _weakrefable(owner) else (lambda: owner)
         self._pickled = pickled
         self._executor: Executor | None = None
+        self._threads = False
         self._workers = 0
 
     def workers_for(self, requested: int | None, work: int) -> int:
@@ -164,7 +168,7 @@ class BatchPool:
             return [call(item, **kwargs) for item in items]
         executor = self._executor_for(n, owner)
         slices = split_evenly(sizes, n * 4)
-        threads = isinstance(executor, ThreadPoolExecutor)
+        threads = self._threads
         id_lists = not threads and not isinstance(items[0], (str, bytes))
 
         try:
@@ -189,10 +193,15 @@ class BatchPool:
         if self._executor is not None and self._workers >= n:
             return self._executor
         self.close()
-        if free_threaded():
+        self._threads = free_threaded()
+        if self._threads:
+            from concurrent.futures import ThreadPoolExecutor
+
             self._executor = ThreadPoolExecutor(n, thread_name_prefix="bytepair")
         else:
             from concurrent.futures import ProcessPoolExecutor  # not in Pyodide: imported only here
+
+            import pickle
 
             payload = self._pickled() if self._pickled is not None else pickle.dumps(owner)
             self._executor = ProcessPoolExecutor(n, initializer=_install, initargs=(payload,))

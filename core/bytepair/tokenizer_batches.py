@@ -19,7 +19,6 @@ calling process, to the whole batch, as the sequential path does. Encodings come
 
 from __future__ import annotations
 
-import pickle
 from collections.abc import Sequence
 from typing import Any
 
@@ -76,6 +75,8 @@ class TokenizerBatches:
             return kept[1]
         if kept is not None:
             kept[1].close()
+        import pickle
+
         worker_args = (type(self), self.to_str(), getattr(self, "encode_special_tokens"))
         pool = BatchPool(self, pickled=lambda: pickle.dumps(_Payload(*worker_args)))
         self.__dict__["_batch_pool"] = (state, pool)

@@ -24,12 +24,10 @@ from .errors import InvalidInputError, UnsavableError, UnsupportedTokenizerError
 from .formats.atomic import settle, write_file, write_files
 from .formats.gpt2_files import dump_bpe_files, parse_bpe_files
 from .formats.rank_table import merges_from_ranks
-from .formats.sentencepiece_model import ModelProto
 from .formats.tiktoken_file import dump_tiktoken_bpe
 from .llm.chat_template import template_settings
 from .pipeline.manifest import manifest
 from .pipeline.packed_tokenizer import MAGIC, pack_tokenizer_json, read_packed_tokenizer
-from .pipeline.sentencepiece_json import tokenizer_json as sentencepiece_json
 from .pipeline.tokenizer_json import TokenizerParts, gpt2_files_json, parts_from_json, rank_table_json, renumbered_by_hf
 from .pipeline.view import TokenizerView
 from .pre_tokenizers import tiktoken_pattern
@@ -81,6 +79,9 @@ class TokenizerFiles:
         """The HF face over a SentencePiece ``.model`` (a path or the file's bytes), as transformers
         converts one (``pipeline/sentencepiece_json.py``); ``SentencePieceProcessor`` is
         sentencepiece's own face over the same file."""
+        from .formats.sentencepiece_model import ModelProto  # (imported on first use, as the converter)
+        from .pipeline.sentencepiece_json import tokenizer_json as sentencepiece_json
+
         if isinstance(model, (bytes, bytearray, memoryview)):
             proto = ModelProto.from_bytes(bytes(model))
         elif isinstance(model, (str, os.PathLike)):

@@ -478,7 +478,10 @@ def test_the_bundled_wheel_holds_exactly_the_package() -> None:
     root = Path(__file__).resolve().parents[2]
     manifest = json.loads((root / "dist" / "manifest.json").read_text(encoding="utf-8"))
     with zipfile.ZipFile(root / "dist" / manifest["wheel"]) as wheel:
-        shipped = {n for n in wheel.namelist() if n.startswith("bytepair/") and n.endswith(".py")}
+        names = wheel.namelist()
+        shipped = {n[:-1] for n in names if n.startswith("bytepair/") and n.endswith(".pyc")}
+        # bytepair's modules ship as bytecode only (no sources, no __pycache__: build/bundle.mjs)
+        assert not [n for n in names if n.startswith("bytepair/") and (n.endswith(".py") or "__pycache__" in n)]
     package = root / "core" / "bytepair"
     on_disk = {f"bytepair/{p.relative_to(package).as_posix()}" for p in package.rglob("*.py") if "__pycache__" not in p.parts}
     assert shipped == on_disk

@@ -85,11 +85,14 @@ def _matcher(contents: tuple[str, ...]) -> re.Pattern[str] | None:
 # pinned tables; letter numbers and connector punctuation (tiny, stable sets) from unicodedata; the
 # letters in circles and squares that Alphabetic holds besides. Not ``str.isalnum``: "²" is not a
 # word character there, a combining accent is.
-_WORD_RANGES = merge_ranges([
-    *class_ranges("L"), *class_ranges("M"), *class_ranges("Nd"), (0x200C, 0x200D),
-    (0x24B6, 0x24E9), (0x1F130, 0x1F149), (0x1F150, 0x1F169), (0x1F170, 0x1F189),
-])
-_WORD_STARTS = [lo for lo, _ in _WORD_RANGES]
+@lru_cache(maxsize=1)
+def _word_ranges() -> tuple[tuple[tuple[int, int], ...], list[int]]:
+    """The ranges and their starts (built on first use, not at import)."""
+    ranges = merge_ranges([
+        *class_ranges("L"), *class_ranges("M"), *class_ranges("Nd"), (0x200C, 0x200D),
+        (0x24B6, 0x24E9), (0x1F130, 0x1F149), (0x1F150, 0x1F169), (0x1F170, 0x1F189),
+    ])
+    return ranges, [lo for lo, _ in ranges]
 
 
 def _is_word_char(ch: str) -> bool:
@@ -101,8 +104,9 @@ def _is_word_char(ch: str) -> bool:
     if unicodedata.category(ch) in ("Nl", "Pc"):
         return True
     code = ord(ch)
-    k = bisect_right(_WORD_STARTS, code) - 1
-    return k >= 0 and code <= _WORD_RANGES[k][1]
+    ranges, starts = _word_ranges()
+    k = bisect_right(starts, code) - 1
+    return k >= 0 and code <= ranges[k][1]
 
 
 def _is_space(ch: str) -> bool:

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import cached_property
 from typing import Any
 
 from .base import Alignment, Normalizer, PerCharacter, Sequence
-from .bert_tables import CHINESE, CONTROLS, LOWERCASE_OVERRIDES, NON_SPACING_MARKS
 from .unicode import NFD
 
 __all__ = ["BertNormalizer"]
@@ -34,12 +34,46 @@ def _class(ranges: tuple[tuple[int, int], ...], extra: str = "") -> str:
     return "[" + extra + "".join(f"\\U{a:08X}-\\U{b:08X}" for a, b in ranges) + "]"
 
 
-_REMOVED = re.compile(_class(CONTROLS, "\\x00\\uFFFD"))
 _SPACES = re.compile(r"[^\S ]")  # whitespace other than " " (controls are removed first)
-_CHINESE = re.compile("(" + _class(CHINESE) + ")")
-_MARKS = re.compile(_class(NON_SPACING_MARKS))
-_MARK_SET = frozenset(chr(c) for a, b in NON_SPACING_MARKS for c in range(a, b + 1))
-_LOWER_FIRST = {"\u03a3": "\u03c3", **LOWERCASE_OVERRIDES}
+
+
+class _Tables:
+    """HF's character classes as patterns and sets, built on first use (not at import: a page's
+    runtime snapshot holds whatever importing bytepair builds)."""
+
+    @cached_property
+    def removed(self) -> re.Pattern[str]:
+        from .bert_tables import CONTROLS
+
+        return re.compile(_class(CONTROLS, "\\x00\\uFFFD"))
+
+    @cached_property
+    def chinese(self) -> re.Pattern[str]:
+        from .bert_tables import CHINESE
+
+        return re.compile("(" + _class(CHINESE) + ")")
+
+    @cached_property
+    def marks(self) -> re.Pattern[str]:
+        from .bert_tables import NON_SPACING_MARKS
+
+        return re.compile(_class(NON_SPACING_MARKS))
+
+    @cached_property
+    def mark_set(self) -> frozenset[str]:
+        from .bert_tables import NON_SPACING_MARKS
+
+        return frozenset(chr(c) for a, b in NON_SPACING_MARKS for c in range(a, b + 1))
+
+    @cached_property
+    def lower_first(self) -> dict[str, str]:
+        """Characters HF lower-cases otherwise than ``str.lower`` (its older tables)."""
+        from .bert_tables import LOWERCASE_OVERRIDES
+
+        return {"\u03a3": "\u03c3", **LOWERCASE_OVERRIDES}
+
+
+_TABLES = _Tables()
 """Changed before ``str.lower``: capital sigma as one character (``str.lower`` alone gives a final
 sigma at a word's end; HF lower-cases each character on its own), and HF's newer mappings."""
 
@@ -57,21 +91,21 @@ def _remove_chars(text: str, found: set[str] | frozenset[str], mapping: dict[str
 
 
 def _clean(ch: str) -> str:
-    if _REMOVED.match(ch):
+    if _TABLES.removed.match(ch):
         return ""
     return " " if ch.isspace() else ch
 
 
 def _chinese(ch: str) -> str:
-    return f" {ch} " if _CHINESE.match(ch) else ch
+    return f" {ch} " if _TABLES.chinese.match(ch) else ch
 
 
 def _mark(ch: str) -> str:
-    return "" if _MARKS.match(ch) else ch
+    return "" if _TABLES.marks.match(ch) else ch
 
 
 def _lower(ch: str) -> str:
-    return LOWERCASE_OVERRIDES.get(ch) or ch.lower()
+    return (_TABLES.lower_first.get(ch) if ch != "\u03a3" else None) or ch.lower()
 
 
 class BertNormalizer(Normalizer):
@@ -101,15 +135,15 @@ class BertNormalizer(Normalizer):
 
     def normalize(self, text: str) -> str:
         if self.clean_text:
-            text = _SPACES.sub(" ", _REMOVED.sub("", text))
+            text = _SPACES.sub(" ", _TABLES.removed.sub("", text))
         if self.handle_chinese_chars and not text.isascii():
-            text = _CHINESE.sub(r" \1 ", text)
+            text = _TABLES.chinese.sub(r" \1 ", text)
         if self._strip and not text.isascii():
             text = unicodedata.normalize("NFD", text)
-            text = _remove_chars(text, _MARK_SET.intersection(text))
+            text = _remove_chars(text, _TABLES.mark_set.intersection(text))
         if self.lowercase:
             if not text.isascii():
-                text = _remove_chars(text, _LOWER_FIRST.keys() & set(text), _LOWER_FIRST)
+                text = _remove_chars(text, _TABLES.lower_first.keys() & set(text), _TABLES.lower_first)
             text = text.lower()
         return text
 

@@ -22,8 +22,6 @@ from typing import Any
 
 from ..errors import InvalidInputError
 from .base import Piece, PreTokenizer
-from .bert_punctuation import punctuation_class
-from .script_tables import ANY, script_class
 from .split import Split
 
 __all__ = ["BertPreTokenizer", "CharDelimiterSplit", "FixedLength", "UnicodeScripts"]
@@ -32,6 +30,8 @@ class BertPreTokenizer(Split):
     """Words between whitespace, each punctuation character a piece of its own."""
 
     def __init__(self) -> None:
+        from .bert_punctuation import punctuation_class  # the tables load with the first one made
+
         punctuation = punctuation_class()
         super().__init__(f"[{punctuation}]|[^\\s{punctuation}]+", "removed", invert=True)
 
@@ -84,6 +84,8 @@ class UnicodeScripts(PreTokenizer):
     and so do the code points HF's table lacks."""
 
     def spans(self, text: str) -> list[Piece]:
+        from .script_tables import ANY, script_class  # the tables load with the first text split
+
         cuts: list[int] = []
         last = -1
         for i, ch in enumerate(text):
