@@ -88,3 +88,23 @@ def teardown_module() -> None:
         pool = tokenizer.__dict__.get("_batch_pool")
         if pool is not None:
             pool[1].close(wait=True)
+
+
+def test_workers_are_spawned_when_other_threads_run(monkeypatch):
+    """A process forked while another thread runs can inherit a held lock and hang: the pool spawns
+    its workers then (parallel.process_context), with the same results."""
+    import threading
+
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, daemon=True)
+    other.start()
+    try:
+        assert bytepair.parallel.process_context().get_start_method() == "spawn"
+        tok = Tokenizer.from_file(str(hf_folder("gpt2") / "tokenizer.json"))
+        try:
+            assert [fields(e) for e in tok.encode_batch(TEXTS, num_threads=2)] == [fields(e) for e in tok.encode_batch(TEXTS)]
+        finally:
+            tok.batch_pool().close(wait=True)
+    finally:
+        stop.set()
+        other.join()

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:  # the executors (threads, a queue, logging) are imported when a pool first starts
     from concurrent.futures import Executor
 
-__all__ = ["MIN_PARALLEL_CHARS", "BatchPool", "can_use_processes", "free_threaded", "pack_id_lists",
+__all__ = ["MIN_PARALLEL_CHARS", "BatchPool", "can_use_processes", "free_threaded", "pack_id_lists", "process_context",
            "split_evenly", "unpack_id_lists"]
 
 MIN_PARALLEL_CHARS = 1 << 18
@@ -70,6 +70,18 @@ def can_use_processes() -> bool:
     except ImportError:
         return False
     return True
+
+
+def process_context() -> Any:
+    """How worker processes start: forked from this process while it runs one thread (quick, and no
+    ``if __name__ == "__main__"`` guard needed), else spawned afresh: a process forked while other
+    threads run (a progress bar's monitor, a Dask client, an event loop) can inherit a lock one of
+    them held and hang forever."""
+    import multiprocessing
+    import threading
+
+    return multiprocessing.get_context("fork" if threading.active_count() == 1 and sys.platform != "win32"
+                                       and "fork" in multiprocessing.get_all_start_methods() else "spawn")
 
 
 def pack_id_lists(lists: Sequence[Sequence[int]]) -> tuple[bytes, bytes]:
@@ -204,7 +216,7 @@ class BatchPool:
             import pickle
 
             payload = self._pickled() if self._pickled is not None else pickle.dumps(owner)
-            self._executor = ProcessPoolExecutor(n, initializer=_install, initargs=(payload,))
+            self._executor = ProcessPoolExecutor(n, mp_context=process_context(), initializer=_install, initargs=(payload,))
         self._workers = n
         weakref.finalize(owner, _shutdown, self._executor) if _weakrefable(owner) else None
         return self._executor

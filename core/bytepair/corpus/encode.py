@@ -34,6 +34,7 @@ from typing import Any
 from ..encoding import Encoding
 from ..errors import InvalidInputError
 from ..tokenizer import Tokenizer
+from ..parallel import process_context
 from . import faces
 from .documents import FileDocument, documents, input_record, kind_of
 from .shards import MANIFEST, OPTIONS, ShardWriter, resume_point, write_json
@@ -178,7 +179,7 @@ def _run(chunks: Iterator[Chunk], spec: faces.WorkerSpec, parts: str, header: di
     if executor is None:
         from concurrent.futures import ProcessPoolExecutor  # imported only where processes run
 
-        executor = ProcessPoolExecutor(workers)
+        executor = ProcessPoolExecutor(workers, mp_context=process_context())
     pool = executor
     pending: deque[tuple[Future[tuple[bytes, int]], str]] = deque()
     try:
