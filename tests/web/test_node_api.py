@@ -24,8 +24,8 @@ from tests.web.test_web_chat import chat_fixture
 
 pytestmark = pytest.mark.browser
 NODE = shutil.which("node")
-PREPARED = ("llama3", "qwen2_5", "qwen3", "deepseek_v3", "gpt2")  # what build/bundle.mjs prepares
-CHECKED = ("llama3", "qwen2_5", "deepseek_v3", "gpt2")  # compared id for id here
+PREPARED = ("llama3", "qwen2_5", "qwen3", "deepseek_v3", "gpt2", "bert_minilm", "unigram_botchan")  # what build/bundle.mjs prepares
+CHECKED = ("llama3", "qwen2_5", "deepseek_v3", "gpt2", "bert_minilm", "unigram_botchan")  # compared id for id here
 
 
 def tokenizers_fixture() -> dict:
@@ -35,7 +35,7 @@ def tokenizers_fixture() -> dict:
     for name in CHECKED:
         tok = bytepair.Tokenizer.from_file(hf_folder(name) / "tokenizer.json")
         specials = [t.content for _, t in sorted(tok.get_added_tokens_decoder().items()) if t.special]
-        cases = [*texts, f"x{specials[0]}y {specials[-1]}z"]
+        cases = [*texts, f"x{specials[0]}y {specials[-1]}z"] if specials else texts
         encoded = [tok.encode(t, add_special_tokens=False).ids for t in cases]
         prepared[name] = {
             "vocab_size": tok.get_vocab_size(),

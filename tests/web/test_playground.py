@@ -502,7 +502,9 @@ def test_pick_llama3_count_equals_hf(wide) -> None:
     assert not any("/tokenizers/" in p for p in guard.requests)  # nothing fetched before it is picked
     picker = page.get_by_label("Tokenizer", exact=True)
     labels = picker.evaluate("el => [...el.querySelectorAll('optgroup')].filter(g => !g.hidden).map(g => [g.label, [...g.children].map(o => o.textContent)])")
-    assert labels[1] == ["Open models (tokenizer.json)", ["Llama 3", "Qwen 2.5", "Qwen 3", "DeepSeek V3", "GPT-2"]]
+    assert labels[1] == ["Open models (tokenizer.json)", ["Llama 3", "Qwen 2.5", "Qwen 3", "DeepSeek V3", "GPT-2",
+                                                          "BERT · WordPiece (all-MiniLM-L6-v2)",
+                                                          "Unigram · SentencePiece (botchan, 1k)"]]
     picker.select_option("llama3")
     set_text(page, LLAMA_TEXT)
     wait_count(page, hf_count("llama3", LLAMA_TEXT))
@@ -524,6 +526,26 @@ def test_pick_llama3_count_equals_hf(wide) -> None:
     shot(page, "llama3-390")
     width = page.evaluate("() => document.documentElement.scrollWidth")
     assert width <= 390, width  # nothing sticks out sideways on a phone
+
+
+@pytest.mark.parametrize(("name", "marker"), [("bert_minilm", "##"), ("unigram_botchan", "▁")])
+def test_pick_wordpiece_and_unigram_models_shows_their_own_tokens(wide, name, marker) -> None:
+    """The other model families in the picker: counts equal to HF tokenizers, and the tokens shown as
+    the model writes them (WordPiece's ## continuations, SentencePiece's ▁ word starts)."""
+    from tests.hf_reference import hf_folder
+
+    tokenizers = pytest.importorskip("tokenizers")
+    page, guard = wide
+    text = "Tokenizers split unfamiliar words: unbelievably, internationalization."
+    page.get_by_label("Tokenizer", exact=True).select_option(name)
+    set_text(page, text)
+    expected = tokenizers.Tokenizer.from_file(str(hf_folder(name) / "tokenizer.json")).encode(text, add_special_tokens=False)
+    wait_count(page, len(expected.ids))
+    assert [p.rsplit("/", 1)[1] for p in guard.requests if "/tokenizers/" in p] == [f"{name}.json.gz"]
+    shown = page.locator("#tokens .tok").all_inner_texts()
+    assert len(shown) == len(expected.ids)
+    assert any(marker in token for token in expected.tokens)
+    shot(page, f"{name}-1366")
 
 
 def test_link_restores_a_prepared_tokenizer(browser, site_server) -> None:

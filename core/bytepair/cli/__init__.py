@@ -68,7 +68,7 @@ def _parser() -> argparse.ArgumentParser:
     pick.add_argument(
         "-t", "--tokenizer", metavar="PATH|NAME", type=_name("tokenizer.json path"),
         help="a Hugging Face tokenizer.json (BPE) or a folder holding one: Llama 3, Qwen, DeepSeek, GPT-2, Llama 2 ...; "
-             "with npx bytepair also the JavaScript API's names: llama3, qwen2_5, qwen3, deepseek_v3, gpt2",
+             "with npx bytepair also the JavaScript API's names: llama3, qwen2_5, qwen3, deepseek_v3, gpt2, bert_minilm, unigram_botchan",
     )
     special_parent = argparse.ArgumentParser(add_help=False)
     special = special_parent.add_mutually_exclusive_group()

@@ -89,7 +89,7 @@ def open_tokenizer(spec: str, named: Mapping[str, Mapping[str, Any]] | None = No
         if hashlib.sha256(data).hexdigest() != entry["sha256"]:
             raise InvalidInputError(f"{entry['path']} does not match the package's manifest.json: reinstall bytepair")
         return Tokenizer.from_str(gzip.decompress(data).decode("utf-8"))
-    names = ", ".join(sorted(named)) if named else "llama3, qwen2_5, qwen3, deepseek_v3, gpt2 (with `npx bytepair`)"
+    names = ", ".join(sorted(named)) if named else "llama3, qwen2_5, qwen3, deepseek_v3, gpt2, bert_minilm, unigram_botchan (with `npx bytepair`)"
     raise InvalidInputError(
         f"--tokenizer {spec!r}: no such file or folder, and not a prepared tokenizer's name ({names}); "
         "give a tokenizer.json or the folder holding one (for example a model's Hugging Face repository)"
