@@ -155,8 +155,10 @@ def repack(wheel):
                 # bytepair's own modules ship as bytecode only, without docstrings (optimize=2), in
                 # the legacy place that needs no source beside it: the runtime's memory snapshot,
                 # which holds the installed files and the imported modules, is what a cold start
-                # downloads. Other wheels (jinja2) keep their sources.
-                ours = name.startswith("bytepair/") and name.endswith(".py")
+                # downloads. Other wheels (jinja2) keep their sources, and so does the package's
+                # __init__.py (with its cached bytecode), by which Pyodide's lock file knows the
+                # wheel provides "bytepair".
+                ours = name.startswith("bytepair/") and name.endswith(".py") and name != "bytepair/__init__.py"
                 if not ours:
                     add(name, data)
                 if name.endswith(".py"):

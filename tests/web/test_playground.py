@@ -528,10 +528,11 @@ def test_pick_llama3_count_equals_hf(wide) -> None:
     assert width <= 390, width  # nothing sticks out sideways on a phone
 
 
-@pytest.mark.parametrize(("name", "marker"), [("bert_minilm", "##"), ("unigram_botchan", "▁")])
-def test_pick_wordpiece_and_unigram_models_shows_their_own_tokens(wide, name, marker) -> None:
-    """The other model families in the picker: counts equal to HF tokenizers, and the tokens shown as
-    the model writes them (WordPiece's ## continuations, SentencePiece's ▁ word starts)."""
+@pytest.mark.parametrize(("name", "marker", "shown_marker"), [("bert_minilm", "##", "##"), ("unigram_botchan", "▁", "·")])
+def test_pick_wordpiece_and_unigram_models_shows_their_own_tokens(wide, name, marker, shown_marker) -> None:
+    """The other model families in the picker: counts equal to HF tokenizers, and the tokens shown
+    with their own boundaries (WordPiece's ## continuations; SentencePiece's ▁ word starts, which the
+    page shows as the space they stand for, ·)."""
     from tests.hf_reference import hf_folder
 
     tokenizers = pytest.importorskip("tokenizers")
@@ -544,7 +545,7 @@ def test_pick_wordpiece_and_unigram_models_shows_their_own_tokens(wide, name, ma
     assert [p.rsplit("/", 1)[1] for p in guard.requests if "/tokenizers/" in p] == [f"{name}.json.gz"]
     shown = page.locator("#tokens .tok").all_inner_texts()
     assert len(shown) == len(expected.ids)
-    assert any(marker in token for token in expected.tokens)
+    assert any(marker in token for token in expected.tokens) and any(shown_marker in token for token in shown)
     shot(page, f"{name}-1366")
 
 

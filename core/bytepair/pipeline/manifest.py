@@ -9,7 +9,7 @@ matter.
 The canonical form (version 1) is UTF-8 text, one item per line, each line ending in ``\\n``::
 
     bytepair-canonical 1
-    model <JSON>            {"byte_level": bool, "merge_rule": "token_rank"|"pair_rank"|"pair_rank_whole_piece", ...model options}
+    model <JSON>            {"byte_level": bool, "merge_rule": "token_rank"|"pair_rank"|"pair_rank_whole_piece"|"wordpiece"|"wordlevel"|"unigram", ...model options}
     normalizer <JSON>       the normalizer's JSON, or null
     pre_tokenizer <JSON>    list of pre-tokenizer steps (ByteLevel steps that only remap bytes left out)
     post_processor <JSON>   the post-processor's JSON, or null (a ByteLevel one, which adds no ids, is null)

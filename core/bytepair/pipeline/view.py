@@ -105,6 +105,13 @@ class TokenizerView:
         if isinstance(model, RankModel):
             tokens = {i: t for i, t in enumerate(model.token_bytes) if t and i not in added_ids}
             return cls(merge_rule="token_rank", byte_level=True, tokens=tokens, **common)  # type: ignore[arg-type]
+        if not hasattr(model, "merges"):  # WordPiece, WordLevel, Unigram: a vocabulary and the model's own rule
+            options = {k: v for k, v in model.to_json().items() if k not in ("type", *model.vocabulary_json())}
+            tokens = {i: _utf8(t) for t, i in model.get_vocab().items() if i not in added_ids}
+            view = cls(merge_rule=str(model.to_json()["type"]).lower(), byte_level=False, tokens=tokens,
+                       model_options=options, **common)  # type: ignore[arg-type]
+            view._merges = []
+            return view
         byte_level = bool(model.byte_level)
         to_bytes = _visible_bytes if byte_level else _utf8
         tokens = {i: to_bytes(t) for t, i in model.vocab.items() if i not in added_ids}
@@ -136,8 +143,8 @@ class TokenizerView:
             ranks = face.engine.model.ranks
             return lambda data: apply_merges(data, ranks)
         model = face.model
-        if "continuing_subword_prefix" in self.model_options:
-            return None  # symbols depend on the position in the word: not analysed
+        if "continuing_subword_prefix" in self.model_options or self.merge_rule not in ("pair_rank", "pair_rank_whole_piece"):
+            return None  # symbols depend on the position in the word, or no merges: not analysed
         if self.byte_level:
             byte_ids = [model.token_to_id(BYTE_TO_UNICODE[b]) for b in range(256)]
             if None in byte_ids:

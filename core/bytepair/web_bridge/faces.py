@@ -89,7 +89,7 @@ class JsonFace:
         else:
             token = self._token(token_id, position)
             match = _BYTE_TOKEN.fullmatch(token)
-            if self.tok.model.byte_level:
+            if getattr(self.tok.model, "byte_level", False):
                 try:
                     data = visible_to_bytes(token)
                 except (KeyError, ValueError):
