@@ -34,7 +34,7 @@ from typing import Any
 
 from ..errors import TrainingError
 from ..models.unigram import model as unigram_model
-from ..models.unigram.lattice import UNK_PENALTY, PieceTable, best_path, lattice_nodes
+from ..models.unigram.lattice import UNK_PENALTY, PieceTable, best_path, lattice_nodes, walk_back
 from ..models.unigram.model import Unigram
 from ..models.unigram.sampling import nbest_paths
 from .bpe_trainer import special_token_strings
@@ -76,13 +76,7 @@ def _viterbi(begins: list[list[tuple[int, int, int, float]]], n: int) -> list[tu
             candidate = node_score + here
             if back[end] < 0 or candidate > score[end]:
                 score[end], back[end], ids[end] = candidate, start, token_id
-    path = []
-    end = n
-    while end > 0:
-        path.append((back[end], end, ids[end]))
-        end = back[end]
-    path.reverse()
-    return path
+    return walk_back(back, ids, n)
 
 
 class _Model:

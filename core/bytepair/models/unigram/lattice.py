@@ -24,7 +24,7 @@ from collections.abc import Mapping
 
 from ...errors import InvalidInputError
 
-__all__ = ["UNK_PENALTY", "Node", "PieceTable", "best_path", "best_path_from", "fuse_unknown", "lattice_nodes"]
+__all__ = ["UNK_PENALTY", "Node", "PieceTable", "best_path", "best_path_from", "fuse_unknown", "lattice_nodes", "walk_back"]
 
 UNK_PENALTY = 10.0
 """What an unknown character costs below the lowest score (HF's and sentencepiece's ``kUnkPenalty``)."""
@@ -55,6 +55,21 @@ class PieceTable:
             if found is not None:
                 out.append((end, found[0], found[1]))
         return out
+
+
+def walk_back(back: list[int], ids: list[int], n: int) -> list[tuple[int, int, int]]:
+    """The best path as ``(start, end, id)``, read from each position's best predecessor.
+
+    >>> walk_back([-1, 0, 0, 2], [0, 5, 6, 7], 3)
+    [(0, 2, 6), (2, 3, 7)]
+    """
+    path = []
+    end = n
+    while end > 0:
+        path.append((back[end], end, ids[end]))
+        end = back[end]
+    path.reverse()
+    return path
 
 
 def missing_unknown() -> InvalidInputError:
@@ -95,13 +110,7 @@ def best_path(text: str, table: PieceTable, unk_id: int | None, unk_score: float
             candidate = unk_score + here
             if back[end] < 0 or candidate > score[end]:
                 score[end], back[end], ids[end] = candidate, start, unk_id
-    path = []
-    end = n
-    while end > 0:
-        path.append((back[end], end, ids[end]))
-        end = back[end]
-    path.reverse()
-    return path
+    return walk_back(back, ids, n)
 
 
 def best_path_from(text: str, table: PieceTable, unk_id: int | None, unk_score: float,
@@ -160,13 +169,7 @@ def best_path_from(text: str, table: PieceTable, unk_id: int | None, unk_score: 
                 gap = -gap
             if gap < margin:
                 margin = gap
-    path = []
-    end = n
-    while end > 0:
-        path.append((back[end], end, ids[end]))
-        end = back[end]
-    path.reverse()
-    return path, score[n], margin
+    return walk_back(back, ids, n), score[n], margin
 
 
 def fuse_unknown(path: list[tuple[int, int, int]], unk_id: int | None) -> list[tuple[int, int, int]]:
