@@ -218,6 +218,11 @@ def test_a_small_byte_limit_holds_too() -> None:
     (lambda enc: enc.encode_ordinary("x" * 10), "encoding 10 characters"),
     (lambda enc: enc.encode_to_array("x" * 10), "encoding 10 characters"),
     (lambda enc: enc.count("x" * 10), "counting 10 characters: count a file with count_file\\(\\)"),
+    (lambda enc: enc.encode_with_offsets("x" * 10), "encoding 10 characters with offsets: count tokens"),
+    (lambda enc: enc.is_within_token_limit("x" * 10, 5), "counting 10 characters"),
+    (lambda enc: enc.encode_to_numpy("x" * 10), "encoding 10 characters"),
+    (lambda enc: enc.encode_batch(["x" * 10, "y"]), "encoding (10 characters|a batch of 2 texts)"),
+    (lambda enc: enc.encode_ordinary_batch(["x" * 10, "y"]), "encoding (10 characters|a batch of 2 texts)"),
 ])
 def test_a_memory_error_says_what_was_too_big_and_what_to_do(monkeypatch, call, words: str) -> None:
     enc = bytepair.get_encoding("cl100k_base")
@@ -243,6 +248,41 @@ def test_a_decode_memory_error_says_so(monkeypatch) -> None:
     monkeypatch.setattr(enc, "_table", NoMemory())
     with pytest.raises(InputTooLargeError, match="decoding 3 ids: decode the ids in parts"):
         enc.decode([1, 2, 3])
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda enc: enc.decode_tokens_bytes([1, 2, 3]), "decoding 3 ids: decode the ids in parts"),
+    (lambda enc: enc.decode_with_offsets([1, 2, 3]), "decoding 3 ids"),
+    (lambda enc: enc.decode_bytes_batch([[1, 2, 3]]), "decoding"),
+    (lambda enc: enc.decode_batch([[1, 2, 3]]), "decoding"),
+])
+def test_every_decode_entry_point_says_what_was_too_big(monkeypatch, call, words: str) -> None:
+    enc = bytepair.get_encoding("cl100k_base")
+
+    class NoMemory:
+        def join(self, ids):
+            raise MemoryError
+
+        def single(self, token):
+            raise MemoryError
+
+    monkeypatch.setattr(enc, "_table", NoMemory())
+    with pytest.raises(InputTooLargeError, match=words):
+        call(enc)
+
+
+def test_tokenizer_entry_points_say_what_was_too_big(monkeypatch) -> None:
+    tok = Tokenizer.from_encoding("cl100k_base")
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(tok.pipeline, "ids", no_memory)
+    with pytest.raises(InputTooLargeError, match="counting 10 characters"):
+        tok.is_within_token_limit("x" * 10, 5)
+    monkeypatch.setattr(type(tok), "decode", no_memory)
+    with pytest.raises(InputTooLargeError, match="decoding a batch of 2 id lists"):
+        tok.decode_batch([[1], [2]])
 
 
 _LIMITED = """

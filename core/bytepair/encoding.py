@@ -225,18 +225,22 @@ class Encoding(TiktokenExtras, EncodingFiles):
         (2, False)
         """
         require_count(limit, "limit")
-        if isinstance(text, str):
-            pieces = self._ids(text, allowed_special, disallowed_special, first_block=_FIRSTBLOCK_CHARS)
-        else:
-            pieces = chain.from_iterable(
-                self._ids(block, allowed_special, disallowed_special, first_block=_FIRSTBLOCK_CHARS)
-                for block in self.stream_blocks(str_chunks(text), first_block=_FIRSTBLOCK_CHARS)
-            )
         total = 0
-        for ids in pieces:
-            total += len(ids)
-            if total > limit:
-                return False
+        try:
+            if isinstance(text, str):
+                pieces = self._ids(text, allowed_special, disallowed_special, first_block=_FIRSTBLOCK_CHARS)
+            else:
+                pieces = chain.from_iterable(
+                    self._ids(block, allowed_special, disallowed_special, first_block=_FIRSTBLOCK_CHARS)
+                    for block in self.stream_blocks(str_chunks(text), first_block=_FIRSTBLOCK_CHARS)
+                )
+            for ids in pieces:
+                total += len(ids)
+                if total > limit:
+                    return False
+        except MemoryError as exc:
+            raise too_large(exc, f"counting {sized(text, 'characters') if isinstance(text, str) else 'chunks'}",
+                            COUNT_ADVICE) from None
         return total
 
     def encode_with_offsets(
@@ -253,16 +257,19 @@ class Encoding(TiktokenExtras, EncodingFiles):
         ([3686, 9552, 104, 254], [(0, 2), (2, 4), (3, 4), (3, 4)])
         """
         require_str(text)
-        repair = SurrogateRepair(text)
-        ids = list(chain.from_iterable(self._ids(text, allowed_special, disallowed_special)))
-        found = token_spans(repair.text.encode("utf-8"), map(len, self._table.each(ids)))
-        if found is None:  # the pattern leaves some text out of every piece: go piece by piece
-            spans = self._spans_by_piece(repair.text, self._policy.allowed(text, allowed_special, disallowed_special))
-        else:
-            spans = list(zip(*found))
-        if repair.text is not text:
-            to_original = repair.to_original
-            spans = [(to_original(s), to_original(e)) for s, e in spans]
+        try:
+            repair = SurrogateRepair(text)
+            ids = list(chain.from_iterable(self._ids(text, allowed_special, disallowed_special)))
+            found = token_spans(repair.text.encode("utf-8"), map(len, self._table.each(ids)))
+            if found is None:  # the pattern leaves some text out of every piece: go piece by piece
+                spans = self._spans_by_piece(repair.text, self._policy.allowed(text, allowed_special, disallowed_special))
+            else:
+                spans = list(zip(*found))
+            if repair.text is not text:
+                to_original = repair.to_original
+                spans = [(to_original(s), to_original(e)) for s, e in spans]
+        except MemoryError as exc:
+            raise too_large(exc, f"encoding {len(text):,} characters with offsets", ENCODE_ADVICE) from None
         return ids, spans
 
     def _spans_by_piece(self, text: str, allowed: frozenset[str]) -> list[tuple[int, int]]:
@@ -393,7 +400,10 @@ class Encoding(TiktokenExtras, EncodingFiles):
     def decode_tokens_bytes(self, tokens: Iterable[int]) -> list[bytes]:
         """The bytes of each token, for showing how text was split."""
         single = self._table.single
-        return [single(t) for t in tokens]
+        try:
+            return [single(t) for t in tokens]
+        except MemoryError as exc:
+            raise too_large(exc, f"decoding {sized(tokens, 'ids')}", DECODE_ADVICE) from None
 
     def stream_decoder(self, errors: str = "replace") -> StreamDecoder:
         """A decoder for ids that arrive one at a time (see :class:`StreamDecoder`)."""

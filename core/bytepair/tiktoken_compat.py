@@ -39,7 +39,7 @@ from types import ModuleType
 from typing import Any
 
 from .added_tokens.policy import AllowedSpecial, DisallowedSpecial
-from .errors import InvalidInputError, MissingDependencyError
+from .errors import DECODE_ADVICE, InvalidInputError, MissingDependencyError, sized, too_large
 from .models.bpe.merge import merge_piece, reference_merge
 from .parallel import BatchPool
 from .text.checks import repair_surrogates, require_str
@@ -174,25 +174,37 @@ class TiktokenExtras:
         if self.batch_pool.workers_for(num_threads, sum(map(len, texts))) > 1:
             for t in texts:  # refused here, in the caller's words, before any worker starts
                 self._policy.allowed(t, allowed_special, disallowed_special)
-        return self.batch_pool.map("encode", texts, kind="ids", workers=num_threads,
-                                   allowed_special=allowed_special, disallowed_special=disallowed_special)
+        try:
+            return self.batch_pool.map("encode", texts, kind="ids", workers=num_threads,
+                                       allowed_special=allowed_special, disallowed_special=disallowed_special)
+        except MemoryError as exc:
+            raise too_large(exc, f"encoding a batch of {sized(texts, 'texts')}", "encode fewer texts at a time") from None
 
     def encode_ordinary_batch(self, text: Sequence[str], *, num_threads: int = 8) -> list[list[int]]:
         """``encode_ordinary`` each text, in parallel as ``encode_batch``."""
         texts = list(text)
         for t in texts:
             require_str(t)
-        return self.batch_pool.map("encode_ordinary", texts, kind="ids", workers=num_threads)
+        try:
+            return self.batch_pool.map("encode_ordinary", texts, kind="ids", workers=num_threads)
+        except MemoryError as exc:
+            raise too_large(exc, f"encoding a batch of {sized(texts, 'texts')}", "encode fewer texts at a time") from None
 
     def decode_batch(self, batch: Sequence[Sequence[int]], *, errors: str = "replace", num_threads: int = 8) -> list[str]:
         """``decode`` each sequence (in parallel as ``encode_batch`` for big batches)."""
-        seqs = [list(tokens) for tokens in batch]
-        return self.batch_pool.map("decode", seqs, kind="str", workers=num_threads, errors=errors)
+        try:
+            seqs = [list(tokens) for tokens in batch]
+            return self.batch_pool.map("decode", seqs, kind="str", workers=num_threads, errors=errors)
+        except MemoryError as exc:
+            raise too_large(exc, f"decoding a batch of {sized(batch, 'id lists')}", "decode fewer id lists at a time") from None
 
     def decode_bytes_batch(self, batch: Sequence[Sequence[int]], *, num_threads: int = 8) -> list[bytes]:
         """``decode_bytes`` each sequence (in parallel as ``encode_batch`` for big batches)."""
-        seqs = [list(tokens) for tokens in batch]
-        return self.batch_pool.map("decode_bytes", seqs, kind="bytes", workers=num_threads)
+        try:
+            seqs = [list(tokens) for tokens in batch]
+            return self.batch_pool.map("decode_bytes", seqs, kind="bytes", workers=num_threads)
+        except MemoryError as exc:
+            raise too_large(exc, f"decoding a batch of {sized(batch, 'id lists')}", "decode fewer id lists at a time") from None
 
     @property
     def batch_pool(self) -> BatchPool:
@@ -207,14 +219,17 @@ class TiktokenExtras:
 
         Raises ``UnicodeDecodeError`` if the tokens do not decode to valid UTF-8, as tiktoken does.
         """
-        token_bytes = self.decode_tokens_bytes(tokens)
-        text_len = 0
-        offsets = []
-        for token in token_bytes:
-            continuation = bool(token) and 0x80 <= token[0] < 0xC0
-            offsets.append(max(0, text_len - continuation))
-            text_len += sum(1 for byte in token if not 0x80 <= byte < 0xC0)
-        text = b"".join(token_bytes).decode("utf-8", errors="strict")
+        try:
+            token_bytes = self.decode_tokens_bytes(tokens)
+            text_len = 0
+            offsets = []
+            for token in token_bytes:
+                continuation = bool(token) and 0x80 <= token[0] < 0xC0
+                offsets.append(max(0, text_len - continuation))
+                text_len += sum(1 for byte in token if not 0x80 <= byte < 0xC0)
+            text = b"".join(token_bytes).decode("utf-8", errors="strict")
+        except MemoryError as exc:
+            raise too_large(exc, f"decoding {sized(tokens, 'ids')} with offsets", DECODE_ADVICE) from None
         return text, offsets
 
     def encode_to_numpy(

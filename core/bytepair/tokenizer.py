@@ -115,7 +115,7 @@ class Tokenizer(TokenizerStages, TokenizerFiles, TokenizerStreams, TokenizerBatc
         template variables, and ``truncation=True`` with ``max_length`` (the first ``max_length``
         tokens, as transformers keeps them); ``padding``, ``return_tensors`` and
         ``tokenizer_kwargs`` are refused. The template runs within a budget: ``template_timeout``
-        seconds (20) for the call and ``template_max_chars`` characters (2**26) for any value it
+        seconds (20) for the call and ``template_max_chars`` characters (2**25) for any value it
         builds and for the prompt; past either, :class:`TemplateLimitError`. The default answer is a list of ids, as in transformers 4
         (transformers 5 returns its dict form unless told ``return_dict=False``). See docs/CHAT.md
         and ``llm/chat_template.py``."""
@@ -404,10 +404,13 @@ class Tokenizer(TokenizerStages, TokenizerFiles, TokenizerStreams, TokenizerBatc
         require_str(text)
         require_count(limit, "limit")
         total = 0
-        for ids in self.pipeline.ids(text):
-            total += len(ids)
-            if total > limit:
-                return False
+        try:
+            for ids in self.pipeline.ids(text):
+                total += len(ids)
+                if total > limit:
+                    return False
+        except MemoryError as exc:
+            raise too_large(exc, f"counting {len(text):,} characters", COUNT_ADVICE) from None
         return total
 
     def _pad(self, encodings: list[Encoded]) -> None:
@@ -434,9 +437,12 @@ class Tokenizer(TokenizerStages, TokenizerFiles, TokenizerStreams, TokenizerBatc
         if not isinstance(sequences, Iterable) or isinstance(sequences, (str, bytes)) or any(
                 isinstance(ids, int) for ids in sequences):
             raise InvalidInputError("decode_batch takes a list of id lists (one per text); decode takes one id list")
-        if self.parallel_workers(num_threads, [len(ids) for ids in sequences]) > 1:
-            return self.decode_in_workers([list(ids) for ids in sequences], skip_special_tokens, num_threads or 1)
-        return [self.decode(ids, skip_special_tokens) for ids in sequences]
+        try:
+            if self.parallel_workers(num_threads, [len(ids) for ids in sequences]) > 1:
+                return self.decode_in_workers([list(ids) for ids in sequences], skip_special_tokens, num_threads or 1)
+            return [self.decode(ids, skip_special_tokens) for ids in sequences]
+        except MemoryError as exc:
+            raise too_large(exc, f"decoding a batch of {sized(sequences, 'id lists')}", "decode fewer id lists at a time") from None
 
     def decode_stream(self, skip_special_tokens: bool = False) -> DecodeStream:
         """A streaming decoder: ``step(id)`` returns the text that became complete (or None). Special
