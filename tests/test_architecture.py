@@ -1,8 +1,9 @@
 """The package's shape, held: every public name imports, HF's stage names are there, modules stay a
 size a reader can hold, no module reaches into another's private names, the layers are one-way.
 
-``make test`` runs ``lint-imports`` too (the layer and no-cycle contracts of pyproject.toml); the
-test here runs it as well, so that a broken contract fails in ``pytest`` alone.
+``make test`` runs ``lint-imports`` too (the layer and no-cycle contracts of ``[tool.importlinter]`` in
+pyproject.toml, for ``bytepair`` and ``bench``); the test here runs it as well, so that a broken
+contract fails in ``pytest`` alone.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import importlib
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -124,6 +126,16 @@ def test_import_contracts_hold() -> None:
         pytest.skip("import-linter is not installed (make test installs it)")
     result = subprocess.run([lint, "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-3000:]
+
+
+def test_import_contracts_cover_both_packages() -> None:
+    """The contracts live in pyproject.toml (an ``.importlinter`` or ``setup.cfg`` section would be read
+    first and hide them), and cover ``bench`` as well as the package: no import circle in either."""
+    assert not (ROOT / ".importlinter").exists()
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    assert sorted(config["root_packages"]) == ["bench", "bytepair"]
+    acyclic = {tuple(c["ancestors"]) for c in config["contracts"] if c["type"] == "acyclic_siblings"}
+    assert {("bytepair",), ("bench",)} <= acyclic
 
 
 def test_architecture_doc_names_every_package() -> None:
