@@ -4,11 +4,13 @@ by Dask workers.
 Why it is byte-identical to one process: ``encode_corpus`` cuts the documents into chunks the same
 way whatever runs them, each worker writes its chunk's ids to a part file, and the client packs the
 parts into shards in document order. Dask only replaces the process pool (``client.get_executor()``),
-so the workers must see the output folder (a LocalCluster does; on a real cluster put ``-o`` on a
-shared filesystem).
+so the workers must see the output folder *and the inputs*: a worker writes its part files into
+``-o``, and it reads a plain-text input's bytes itself (``.jsonl`` and ``.parquet`` documents are read
+by the client and sent). A LocalCluster sees both; on a real cluster put the inputs and ``-o`` on a
+shared filesystem, under the same paths on every machine.
 
     python examples/dask_encode.py data/*.jsonl -o shards/ --encoding cl100k_base
-    python examples/dask_encode.py data/*.jsonl -o /shared/shards --scheduler tcp://host:8786 --tokenizer tokenizer.json
+    python examples/dask_encode.py /shared/data/*.txt -o /shared/shards --scheduler tcp://host:8786 --tokenizer tokenizer.json
 
 Without ``--scheduler`` a LocalCluster of ``--workers`` processes is started. Run it again after a
 kill: it resumes as ``bytepair encode-corpus`` does. Dask is an optional extra
@@ -23,6 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import bytepair
+from bytepair.corpus import DEFAULT_SHARD_TOKENS
 
 
 def encode_with_dask(client: Any, inputs: Sequence[str], out_dir: str, **options: Any) -> dict[str, Any]:
@@ -38,7 +41,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     pick = parser.add_mutually_exclusive_group()
     pick.add_argument("--encoding", default=None, help="encoding name (default o200k_base)")
     pick.add_argument("--tokenizer", default=None, help="a tokenizer.json or a folder holding one")
-    parser.add_argument("--shard-tokens", type=int, default=bytepair.corpus.DEFAULT_SHARD_TOKENS)
+    parser.add_argument("--shard-tokens", type=int, default=DEFAULT_SHARD_TOKENS)
     parser.add_argument("--jsonl-field", default="text")
     parser.add_argument("--scheduler", default=None, help="address of a running Dask scheduler (tcp://host:8786)")
     parser.add_argument("--workers", type=int, default=2, help="LocalCluster workers when no --scheduler")

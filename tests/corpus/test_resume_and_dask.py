@@ -78,3 +78,22 @@ def test_dask_local_cluster_equals_one_process(tmp_path: Path, corpus, small_chu
                                                shard_tokens=7000, progress=False)
     assert manifest["complete"] and len(manifest["shards"]) > 3
     assert shard_bytes(tmp_path / "dask") == shard_bytes(tmp_path / "one")
+
+
+def test_dask_example_script_with_scheduler_equals_one_process(tmp_path: Path, corpus) -> None:
+    """The script as a user runs it (its argparse defaults included, ``bytepair.corpus`` not imported
+    beforehand) against a running scheduler's address."""
+    distributed = pytest.importorskip("dask.distributed")
+    paths, docs = corpus
+    bytepair.encode_corpus(paths, tmp_path / "one", encoding="cl100k_base", processes=1, shard_tokens=7000, progress=False)
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "core")}
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        run = subprocess.run([sys.executable, str(EXAMPLE), *paths, "-o", str(tmp_path / "dask"), "--encoding", "cl100k_base",
+                              "--shard-tokens", "7000", "--scheduler", cluster.scheduler_address],
+                             env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "tokens in" in run.stdout
+    manifest = json.loads((tmp_path / "dask" / "manifest.json").read_text())
+    assert manifest["complete"] and len(manifest["shards"]) > 1
+    assert sum(shard["documents"] for shard in manifest["shards"]) == len(docs)
+    assert shard_bytes(tmp_path / "dask") == shard_bytes(tmp_path / "one")
