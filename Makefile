@@ -92,8 +92,11 @@ bundle: dist/manifest.json
 pack: dist/manifest.json build/pack.mjs
 	@node build/pack.mjs
 
-site/index.html: dist/manifest.json $(DEMO_SRC) build/site.py
+# build/site.py copies demo/ with its files' times: without the touch, site/index.html would keep
+# demo/index.html's older time and every make after would build the site again.
+site/index.html: dist/manifest.json $(DEMO_SRC) build/site.py $(wildcard bench/corpus/*.txt.xz)
 	$(PY) build/site.py
+	touch $@
 
 site: site/index.html
 
