@@ -40,13 +40,21 @@ TIKTOKEN_NAMES = {
                       "read_file_cached", "check_hash"],
 }
 
-# Hugging Face tokenizers' stage modules and the classes HF code names in them.
+# Hugging Face tokenizers' stage modules and the classes HF code names in them: every class that
+# tokenizers 0.23.3 and bytepair both offer (the intersection, so that one disappearing fails here).
+# HF's that bytepair does not offer: normalizers.Nmt, decoders.DecodeStream (Tokenizer.decode_stream
+# instead), trainers.Trainer and trainers.ParityBpeTrainer.
 HF_NAMES = {
-    "models": ["BPE"],
-    "normalizers": ["NFC", "NFD", "NFKC", "NFKD", "Lowercase", "StripAccents", "Strip", "Replace", "Prepend", "Sequence"],
-    "pre_tokenizers": ["ByteLevel", "Split", "Metaspace", "Digits", "Punctuation", "Whitespace", "WhitespaceSplit", "Sequence"],
-    "processors": ["TemplateProcessing", "BertProcessing", "RobertaProcessing", "ByteLevel", "Sequence"],
-    "decoders": ["ByteLevel", "Metaspace", "ByteFallback", "Fuse", "Strip", "Replace", "BPEDecoder", "Sequence"],
+    "models": ["Model", "BPE", "WordPiece", "WordLevel", "Unigram"],
+    "normalizers": ["Normalizer", "NFC", "NFD", "NFKC", "NFKD", "Lowercase", "StripAccents", "Strip", "Replace",
+                    "Prepend", "BertNormalizer", "ByteLevel", "Precompiled", "Sequence"],
+    "pre_tokenizers": ["PreTokenizer", "ByteLevel", "Split", "Metaspace", "Digits", "Punctuation", "Whitespace",
+                       "WhitespaceSplit", "BertPreTokenizer", "CharDelimiterSplit", "FixedLength", "UnicodeScripts",
+                       "Sequence"],
+    "processors": ["PostProcessor", "TemplateProcessing", "BertProcessing", "RobertaProcessing", "ByteLevel", "Sequence"],
+    "decoders": ["Decoder", "ByteLevel", "Metaspace", "ByteFallback", "Fuse", "Strip", "Replace", "BPEDecoder",
+                 "WordPiece", "CTC", "Sequence"],
+    "trainers": ["BpeTrainer", "WordPieceTrainer", "WordLevelTrainer", "UnigramTrainer"],
 }
 
 TOKENIZER_API = [
