@@ -70,3 +70,53 @@ def test_ids_that_are_not_32_bit_get_the_sequential_error(enc: bytepair.Encoding
     for bad in (-1, 1 << 40):
         with pytest.raises(InvalidTokenError, match="not a token id"):
             enc.decode_batch([[1, 2], [bad]], num_threads=2)
+
+
+UNGUARDED = '''
+import os, sys, tempfile
+import bytepair
+from bytepair import parallel
+parallel.MIN_PARALLEL_CHARS = 2
+texts = ["some ordinary text, repeated. " * 40, "and more <|endoftext|> text"] * 6
+for name in ("cl100k_base", "gpt2"):  # a second encoding's pool starts while the first one's threads run
+    enc = bytepair.get_encoding(name)
+    assert parallel.process_context().get_start_method() == "fork"
+    assert enc.encode_ordinary_batch(texts, num_threads=2) == [enc.encode_ordinary(t) for t in texts]
+folder = tempfile.mkdtemp()
+path = os.path.join(folder, "a.txt")
+open(path, "w").write(texts[0])
+manifest = bytepair.encode_corpus([path, path], os.path.join(folder, "out"), encoding="gpt2", processes=2, progress=False)
+print("unguarded ok", manifest["complete"], manifest["shards"][0]["documents"])
+'''
+
+
+@pytest.mark.skipif(parallel.sys.platform == "win32" or not parallel.can_use_processes(), reason="fork: POSIX only")
+def test_a_script_without_a_main_guard_starts_a_second_pool(tmp_path) -> None:
+    """tiktoken's users never write ``if __name__ == "__main__":``: a batch of a second encoding, and
+    encode_corpus after a batch, start their pools while the first pool's manager and feeder
+    threads run. Those threads must not turn the start method to spawn (which re-runs the script
+    in each worker: RuntimeError, then BrokenProcessPool)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = tmp_path / "unguarded.py"
+    script.write_text(UNGUARDED)
+    env = {**parallel.os.environ, "PYTHONPATH": str(Path(parallel.__file__).resolve().parents[1])}
+    run = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stdout.strip() == "unguarded ok True 2"
+
+
+def test_other_threads_still_mean_spawn() -> None:
+    import threading
+
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, daemon=True)
+    other.start()
+    try:
+        assert not parallel.pool_machinery(other)
+        assert parallel.process_context().get_start_method() == "spawn"
+    finally:
+        stop.set()
+        other.join()

@@ -37,8 +37,8 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:  # the executors (threads, a queue, logging) are imported when a pool first starts
     from concurrent.futures import Executor
 
-__all__ = ["MIN_PARALLEL_CHARS", "BatchPool", "can_use_processes", "free_threaded", "pack_id_lists", "process_context",
-           "split_evenly", "unpack_id_lists"]
+__all__ = ["MIN_PARALLEL_CHARS", "BatchPool", "can_use_processes", "free_threaded", "pack_id_lists", "pool_machinery",
+           "process_context", "split_evenly", "unpack_id_lists"]
 
 MIN_PARALLEL_CHARS = 1 << 18
 """Below this much work (characters to encode, or ids to decode) a batch runs in the calling
@@ -73,15 +73,41 @@ def can_use_processes() -> bool:
 
 
 def process_context() -> Any:
-    """How worker processes start: forked from this process while it runs one thread (quick, and no
-    ``if __name__ == "__main__"`` guard needed), else spawned afresh: a process forked while other
-    threads run (a progress bar's monitor, a Dask client, an event loop) can inherit a lock one of
-    them held and hang forever."""
+    """How worker processes start: forked from this process when no other thread could hold a lock
+    the new worker needs (quick, and no ``if __name__ == "__main__"`` guard needed, as tiktoken's
+    users never need one), else spawned afresh: a process forked while other threads run (a
+    progress bar's monitor, a Dask client, an event loop) can inherit a lock one of them held and
+    hang forever.
+
+    The threads of process pools do not count (:func:`pool_machinery`): a started pool (this
+    encoding's, another encoding's, ``encode_corpus``'s) keeps a manager thread and a queue feeder
+    thread alive, and they hold only their own pool's locks, which a new worker never touches.
+    Counting them made every second pool of an unguarded script spawn, and so re-run the script
+    (``RuntimeError``/``BrokenProcessPool``)."""
     import multiprocessing
     import threading
 
-    return multiprocessing.get_context("fork" if threading.active_count() == 1 and sys.platform != "win32"
+    me = threading.current_thread()
+    alone = all(thread is me or pool_machinery(thread) for thread in threading.enumerate())
+    return multiprocessing.get_context("fork" if alone and sys.platform != "win32"
                                        and "fork" in multiprocessing.get_all_start_methods() else "spawn")
+
+
+def pool_machinery(thread: Any) -> bool:
+    """Whether ``thread`` is a process pool's own: a ``ProcessPoolExecutor``'s manager thread or a
+    ``multiprocessing`` queue's feeder thread (stdlib code that runs nothing of the user's).
+
+    >>> import threading
+    >>> pool_machinery(threading.current_thread())
+    False
+    """
+    futures_process = sys.modules.get("concurrent.futures.process")
+    manager = getattr(futures_process, "_ExecutorManagerThread", None)
+    if manager is not None and isinstance(thread, manager):
+        return True
+    queues = sys.modules.get("multiprocessing.queues")
+    feed = getattr(getattr(queues, "Queue", None), "_feed", None)
+    return feed is not None and getattr(thread, "_target", None) is feed
 
 
 def pack_id_lists(lists: Sequence[Sequence[int]]) -> tuple[bytes, bytes]:
