@@ -195,10 +195,10 @@ def out_of_memory() -> list[list[str]]:
 def saves() -> list[list[str]]:
     """(e): a real kill before each write and each move, for each kind of set."""
     sys.path.insert(0, str(REPO))
-    from tests.formats.test_atomic_saves import _load, _save
+    from tests.formats.test_atomic_saves import SET_FILES, _load, _save, kill_points
 
     rows = []
-    for kind in ("gpt2", "minbpe", "pretrained"):
+    for kind in SET_FILES:
         log(f"saves: {kind}")
         with tempfile.TemporaryDirectory() as tmp:
             base = Path(tmp)
@@ -208,17 +208,16 @@ def saves() -> list[list[str]]:
             _save(kind, base / "new", 262)
             old = _load(kind, base / "new")
             tried = {"old": 0, "new": 0, "mixed or unloadable": 0}
-            for stage, stops in (("write", range(3)), ("move", range(2))):
-                for stop in stops:
-                    folder = base / f"{stage}{stop}"
-                    folder.mkdir()
-                    _save(kind, folder, 262)
-                    _save(kind, folder, 270, stop_after=stop, stage=stage)
-                    try:
-                        got = _load(kind, folder)
-                        tried["old" if got == old else "new" if got == new else "mixed or unloadable"] += 1
-                    except Exception:  # noqa: BLE001 - counted as a failure
-                        tried["mixed or unloadable"] += 1
+            for stage, stop in kill_points(kind):  # n + 1 writes (the journal last), n moves
+                folder = base / f"{stage}{stop}"
+                folder.mkdir()
+                _save(kind, folder, 262)
+                _save(kind, folder, 270, stop_after=stop, stage=stage)
+                try:
+                    got = _load(kind, folder)
+                    tried["old" if got == old else "new" if got == new else "mixed or unloadable"] += 1
+                except Exception:  # noqa: BLE001 - counted as a failure
+                    tried["mixed or unloadable"] += 1
             rows.append([kind, str(sum(tried.values())), str(tried["old"]), str(tried["new"]), str(tried["mixed or unloadable"])])
     return rows
 
@@ -304,8 +303,9 @@ def main(argv: list[str]) -> int:
         "",
         "### Saves killed midway",
         "",
-        "A child process saves a new set over an old one and is killed (`os._exit`) before one of its "
-        "writes or moves; then this process loads the folder.",
+        "A child process saves a new set over an old one and is killed (`os._exit`) before each of its "
+        "writes (the n files, then the journal) and each of its n moves; then this process loads the folder "
+        "(`bpe_model`: `models.BPE.save`, read by `models.BPE.from_file`).",
         "",
         table(["set", "kills", "loaded the old set", "loaded the new set", "mixed or unloadable"], saves()),
         "",

@@ -17,6 +17,7 @@ import pytest
 
 import bytepair
 from bytepair.formats.atomic import JOURNAL
+from bytepair.models import BPE
 
 ROOT = Path(__file__).resolve().parents[2]
 TEXT = "hello world, the lowest newest widest words 1234"
@@ -38,10 +39,19 @@ if stage == "move":
     atomic._move = stopping(atomic._move)
 else:
     atomic._write_all = stopping(atomic._write_all)
-if kind in ("gpt2", "pretrained"):
+counted = {"write": [0], "move": [0]}
+def counting(real, stage):
+    def step(*args):
+        counted[stage][0] += 1
+        return real(*args)
+    return step
+atomic._move, atomic._write_all = counting(atomic._move, "move"), counting(atomic._write_all, "write")
+if kind in ("gpt2", "pretrained", "bpe_model"):
     tok = bytepair.train(["the lowest newest widest words hello world 1234"] * 20, vocab_size, pattern="gpt2", show_progress=False)
     if kind == "gpt2":
         tok.save_model(folder)
+    elif kind == "bpe_model":  # models.BPE's own save, read back by models.BPE.from_file
+        tok.model.save(folder)
     else:
         tok.chat_template = "{% for m in messages %}" + str(vocab_size) + "{{ m.content }}{% endfor %}"
         tok.save_pretrained(folder)
@@ -50,47 +60,71 @@ else:  # minbpe's layout: byte b is token b, merges after
     ranks = {bytes([b]): b for b in range(256)} | {t: 256 + i for i, t in enumerate(merged[: vocab_size - 256])}
     enc = bytepair.Encoding("toy", pat_str=r"\S+|\s+", mergeable_ranks=ranks, special_tokens={})
     enc.save_minbpe(os.path.join(folder, "toy"))
-print("saved")
+print("saved", counted["write"][0], counted["move"][0])
 """
 
 
 def _save(kind: str, folder: Path, vocab_size: int, *, stop_after: int = 1 << 30, stage: str = "move") -> int:
+    return _run_save(kind, folder, vocab_size, stop_after=stop_after, stage=stage)[0]
+
+
+def _run_save(kind: str, folder: Path, vocab_size: int, *, stop_after: int = 1 << 30,
+              stage: str = "move") -> tuple[int, str]:
     run = subprocess.run([sys.executable, "-c", CHILD, kind, str(folder), str(vocab_size), str(stop_after), stage],
                          capture_output=True, text=True, timeout=120, cwd=ROOT)
-    return run.returncode
+    return run.returncode, run.stdout
 
 
 def _load(kind: str, folder: Path) -> list[int]:
     if kind == "gpt2":
         tok = bytepair.Tokenizer.from_gpt2_files(folder / "vocab.json", folder / "merges.txt")
         return tok.encode(TEXT).ids
+    if kind == "bpe_model":  # the sizes of the two files read: a mix is a new vocab beside old merges
+        vocab, merges = BPE.read_file(folder / "vocab.json", folder / "merges.txt")
+        model = BPE.from_file(folder / "vocab.json", folder / "merges.txt")
+        return [len(vocab), len(merges), len(model.get_vocab()), *(t.id for t in model.tokenize("hello"))]
     if kind == "pretrained":  # the ids, and the template's mark of which save it came from
         tok = bytepair.Tokenizer.from_pretrained(folder)
         return [*tok.encode(TEXT).ids, -int(tok.apply_chat_template([{"role": "user", "content": ""}], tokenize=False))]
     return bytepair.load_minbpe(folder / "toy.model").encode(TEXT)
 
 
-@pytest.mark.parametrize("kind", ["gpt2", "minbpe", "pretrained"])
-def test_a_kill_between_any_two_moves_leaves_the_old_set_or_the_new(kind: str, tmp_path: Path) -> None:
+SET_FILES = {"gpt2": 2, "minbpe": 2, "pretrained": 3, "bpe_model": 2}
+"""How many files each kind of save writes (tokenizer.json, tokenizer_config.json and
+special_tokens_map.json for save_pretrained); a save of n files makes n + 1 writes (the journal
+last) and n moves. bench/hostile.py kills at the same points."""
+
+
+def kill_points(kind: str) -> list[tuple[str, int]]:
+    """Every (stage, how many steps of it went before the kill) of one save of ``kind``."""
+    n = SET_FILES[kind]
+    return [("write", stop) for stop in range(n + 1)] + [("move", stop) for stop in range(n)]
+
+
+@pytest.mark.parametrize("kind, n_files", SET_FILES.items())
+def test_a_kill_between_any_two_moves_leaves_the_old_set_or_the_new(kind: str, n_files: int, tmp_path: Path) -> None:
     reference = tmp_path / "reference"
     reference.mkdir()
-    assert _save(kind, reference, 270) == 0
+    code, out = _run_save(kind, reference, 270)
+    assert code == 0
+    assert len(list(reference.iterdir())) == n_files  # no journal or temporary left
     new_ids = _load(kind, reference)
     assert _save(kind, reference, 262) == 0
     old_ids = _load(kind, reference)
     assert old_ids != new_ids  # two different sets, told apart by their ids
-    # Three writes (the two files, then the journal), two moves: a kill before each of them.
-    for stage, stops in (("write", range(3)), ("move", range(2))):
-        for stop in stops:
-            folder = tmp_path / f"{stage}-{stop}"
-            folder.mkdir()
-            assert _save(kind, folder, 262) == 0  # the old set
-            assert _save(kind, folder, 270, stop_after=stop, stage=stage) == 9  # killed
-            got = _load(kind, folder)
-            assert got in (old_ids, new_ids), f"{stage} {stop}: a mix of the two sets"
-            if stage == "write":
-                assert got == old_ids  # nothing had moved yet
-            assert not (folder / JOURNAL).exists()  # the load completed an interrupted save
+    # n + 1 writes (the n files, then the journal), n moves: a kill before each one of them, so a
+    # kill before every move of save_pretrained's three and during its journal's write too.
+    assert out.split() == ["saved", str(n_files + 1), str(n_files)]  # the save does exactly that many
+    for stage, stop in kill_points(kind):
+        folder = tmp_path / f"{stage}-{stop}"
+        folder.mkdir()
+        assert _save(kind, folder, 262) == 0  # the old set
+        assert _save(kind, folder, 270, stop_after=stop, stage=stage) == 9  # killed
+        got = _load(kind, folder)
+        assert got in (old_ids, new_ids), f"{stage} {stop}: a mix of the two sets"
+        if stage == "write":
+            assert got == old_ids  # nothing had moved yet
+        assert not (folder / JOURNAL).exists()  # the load completed an interrupted save
 
 
 def test_a_kill_while_writing_leaves_a_temporary_that_the_next_save_removes(tmp_path: Path) -> None:

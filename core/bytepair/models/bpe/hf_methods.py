@@ -19,7 +19,7 @@ from itertools import accumulate
 from typing import Any
 
 from ...errors import InvalidInputError, VocabFormatError
-from ...formats.atomic import write_files
+from ...formats.atomic import settle, write_files
 from ...formats.gpt2_files import dump_bpe_files, parse_bpe_files
 from ..token import Token
 from ..vocabulary import DEFAULT_TRAINERS
@@ -47,7 +47,11 @@ class BPEMethods:
 
     @staticmethod
     def read_file(vocab: str | os.PathLike[str], merges: str | os.PathLike[str]) -> tuple[dict[str, int], list[tuple[str, str]]]:
-        """``(vocab, merges)`` of HF's ``vocab.json`` + ``merges.txt``."""
+        """``(vocab, merges)`` of HF's ``vocab.json`` + ``merges.txt``. A save of the pair that was
+        killed between its moves is completed first (``formats/atomic.py``), so the two files read
+        are one save's, never a new ``vocab.json`` beside an old ``merges.txt``."""
+        for path in {os.path.dirname(os.path.abspath(os.fspath(p))) for p in (vocab, merges)}:
+            settle(path)
         return parse_bpe_files(_read(vocab, "vocabulary"), _read(merges, "merges"), origin=f"{os.fspath(vocab)} + {os.fspath(merges)}")
 
     @classmethod
