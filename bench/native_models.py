@@ -4,7 +4,7 @@ against tiktoken built from the same file's vocabulary; imported by ``native.py`
 Why tiktoken on the model's own vocabulary: it is the fastest exact reference there is for these
 files, but only fair if it gives the ids HF ``tokenizers`` gives for the same file, normalizer
 included. ``bench_model`` checks that on every corpus file at run time, and
-tests/test_bench_encode_models.py checks the construction (``tiktoken_for_model``) on texts chosen
+tests/bench/test_bench_encode_models.py checks the construction (``tiktoken_for_model``) on texts chosen
 to break it.
 """
 

@@ -1,6 +1,6 @@
 """bytepair.train against tokenizers 0.23.3's BpeTrainer: merges and vocabulary equal, ties included.
 
-Each corpus is built to exercise one of the rules in bytepair/train/pair_queue.py: ties (many pairs
+Each corpus is built to exercise one of the rules in bytepair/trainers/pair_queue.py: ties (many pairs
 with one count), overlaps ("aaaa"), the min_frequency stop, special tokens, max_token_length, and
 the three kinds of pattern. (No corpus found makes a merge spell an existing token, so id reuse is
 not shown here: docs/TRAINING.md, rule 6.)
