@@ -1,5 +1,6 @@
 """bytepair.Tokenizer against HF `tokenizers` 0.23.3 on real open-model tokenizer.json files: ids,
-tokens, offsets, masks, pairs, decode, padding, truncation, added tokens, saving, bad files."""
+tokens, offsets, masks, pairs, decode, added tokens, saving, bad files (padding, truncation and the
+post-processors: tests/processors/test_post_processors.py)."""
 
 from __future__ import annotations
 
@@ -92,49 +93,6 @@ def test_adversarial_text_property(text: str, name: str, add: bool) -> None:
     r, o = ref.encode(text, add_special_tokens=add), ours.encode(text, add_special_tokens=add)
     assert o.ids == r.ids and o.tokens == r.tokens and o.special_tokens_mask == r.special_tokens_mask
     assert ours.decode(r.ids, skip_special_tokens=False) == ref.decode(r.ids, skip_special_tokens=False)
-
-
-@pytest.mark.parametrize("name", ["llama3", "llama2", "qwen2_5"], scope="module")
-def test_padding_and_truncation(name: str) -> None:
-    ref, ours = pair_of(name)
-    texts = ["short", "a much longer text that will certainly need to be cut somewhere " * 3, "mid length text here"]
-    pairs = [(t, "pair " * (i + 1)) for i, t in enumerate(texts)]
-    try:
-        for strategy in ("longest_first", "only_first", "only_second"):
-            for direction in ("right", "left"):
-                for stride in (0, 2):
-                    ref.enable_truncation(12, stride=stride, strategy=strategy, direction=direction)
-                    ours.enable_truncation(12, stride=stride, strategy=strategy, direction=direction)
-                    for a, b in pairs:
-                        try:
-                            expected = ref.encode(a, b)
-                        except Exception:  # HF refuses what cannot fit; so must we
-                            with pytest.raises(bytepair.BytepairError):
-                                ours.encode(a, b)
-                            continue
-                        got = ours.encode(a, b)
-                        assert_same(expected, got, f"{strategy} {direction} {stride}")
-                        assert [e.ids for e in got.overflowing] == [e.ids for e in expected.overflowing]
-                    if strategy != "only_second":
-                        for a in texts:
-                            expected, got = ref.encode(a), ours.encode(a)
-                            assert_same(expected, got, f"single {strategy} {direction} {stride}")
-                            assert [e.ids for e in got.overflowing] == [e.ids for e in expected.overflowing]
-        ref.no_truncation()
-        ours.no_truncation()
-        for direction in ("right", "left"):
-            for length, multiple in ((None, None), (40, None), (None, 8)):
-                ref.enable_padding(direction=direction, pad_id=7, pad_token="<pad>", length=length, pad_to_multiple_of=multiple)
-                ours.enable_padding(direction=direction, pad_id=7, pad_token="<pad>", length=length, pad_to_multiple_of=multiple)
-                for r, o in zip(ref.encode_batch(texts), ours.encode_batch(texts)):
-                    assert_same(r, o, f"padding {direction} {length} {multiple}")
-                for r, o in zip(ref.encode_batch(pairs), ours.encode_batch(pairs)):
-                    assert_same(r, o, f"padding pairs {direction}")
-    finally:
-        ref.no_truncation()
-        ref.no_padding()
-        ours.no_truncation()
-        ours.no_padding()
 
 
 def test_added_tokens_like_hf() -> None:
@@ -499,30 +457,6 @@ def test_packed_form_loads_to_the_same_tokenizer(name: str) -> None:
     damaged[-20] ^= 0xFF
     with pytest.raises(bytepair.VocabFormatError):
         read_packed_tokenizer(bytes(damaged))
-
-
-@pytest.mark.parametrize(
-    "post",
-    [{"type": "BertProcessing", "sep": ["</s>", 2], "cls": ["<s>", 1]},
-     {"type": "RobertaProcessing", "sep": ["</s>", 2], "cls": ["<s>", 1], "trim_offsets": True, "add_prefix_space": True},
-     {"type": "RobertaProcessing", "sep": ["</s>", 2], "cls": ["<s>", 1], "trim_offsets": False, "add_prefix_space": False},
-     {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
-     {"type": "Sequence", "processors": [{"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
-                                         {"type": "TemplateProcessing", "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}},
-                                                                                   {"Sequence": {"id": "A", "type_id": 0}}],
-                                          "pair": [{"Sequence": {"id": "A", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}}],
-                                          "special_tokens": {"<s>": {"id": "<s>", "ids": [1], "tokens": ["<s>"]}}}]}],
-    ids=lambda p: p["type"] + ("-trim" if p.get("trim_offsets") else ""),
-)
-def test_post_processors_like_hf(post: dict) -> None:
-    base = json.loads((hf_folder("gpt2") / "tokenizer.json").read_text(encoding="utf-8"))
-    base["post_processor"] = post
-    base["pre_tokenizer"] = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}
-    text = json.dumps(base)
-    ref, ours = tokenizers.Tokenizer.from_str(text), Tokenizer.from_str(text)
-    for a, b in [("Hello  world", None), (" spaced out ", "second  part "), ("x", "y")]:
-        for add in (True, False):
-            assert_same(ref.encode(a, b, add_special_tokens=add), ours.encode(a, b, add_special_tokens=add), f"{post['type']} {a!r} {b!r}")
 
 
 @pytest.mark.parametrize("name", ["llama2", "qwen2_5", "gpt2"], scope="module")

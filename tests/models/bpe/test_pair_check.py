@@ -24,7 +24,7 @@ from bytepair.models.bpe.rank_model import RankModel
 
 from tests.conftest import PACKAGE_DATA
 
-CORPUS = Path(__file__).resolve().parents[2] / "bench" / "corpus"
+CORPUS = Path(__file__).resolve().parents[3] / "bench" / "corpus"
 ALPHABET = "abc d"
 
 

@@ -18,7 +18,7 @@ from bytepair.models.bpe.char_merge import CharStarts, PairCharStarts
 from bytepair.models.bpe.pair_merge import MergeTable, reference_pair_merge
 
 CHARS = "中文é ж"
-CORPUS = Path(__file__).resolve().parents[2] / "bench" / "corpus"
+CORPUS = Path(__file__).resolve().parents[3] / "bench" / "corpus"
 
 
 @st.composite
@@ -143,7 +143,7 @@ def test_pair_rule_guards_by_token_id(spec: tuple[MergeTable, list[int], list[by
 def test_pair_rule_on_real_tokenizers(model: str) -> None:
     """The model's encode_piece (which takes the character path for these pieces) against the
     plain pair-rank rule on the pieces' byte symbols."""
-    path = Path(__file__).resolve().parents[2] / "build" / "cache" / "hf" / model / "tokenizer.json"
+    path = Path(__file__).resolve().parents[3] / "build" / "cache" / "hf" / model / "tokenizer.json"
     tok = bytepair.Tokenizer.from_file(path)
     bpe = tok.engine.model
     byte_ids = [bpe.token_to_id(BYTE_TO_UNICODE[b]) for b in range(256)]
@@ -162,7 +162,7 @@ def test_pair_rule_on_real_tokenizers(model: str) -> None:
 def test_guards_by_token_id_refuse_no_more_on_real_text(model: str) -> None:
     """On the corpus's Chinese and Japanese the id-keyed guards answer exactly as the listed
     guards do (no extra refusals, which would send pieces to the slower byte merge)."""
-    path = Path(__file__).resolve().parents[2] / "build" / "cache" / "hf" / model / "tokenizer.json"
+    path = Path(__file__).resolve().parents[3] / "build" / "cache" / "hf" / model / "tokenizer.json"
     if not path.is_file():
         pytest.skip(f"no {path} (make hf-data)")
     tok = bytepair.Tokenizer.from_file(path)
@@ -185,7 +185,7 @@ def test_inner_merge_of_three_bytes_equals_the_scan(spec: tuple[MergeTable, list
 
 
 def test_inner_merge_of_three_bytes_on_real_tokenizers() -> None:
-    path = Path(__file__).resolve().parents[2] / "build" / "cache" / "hf" / "llama3" / "tokenizer.json"
+    path = Path(__file__).resolve().parents[3] / "build" / "cache" / "hf" / "llama3" / "tokenizer.json"
     if not path.is_file():
         pytest.skip(f"no {path} (make hf-data)")
     bpe = bytepair.Tokenizer.from_file(path).engine.model
@@ -216,7 +216,7 @@ def test_a_bundled_encoding_uses_the_precomputed_tables(monkeypatch: pytest.Monk
 
     monkeypatch.setattr(char_merge, "fragment_tables", no_pass)
     enc = _build("o200k_base")  # a new Encoding, not the shared one
-    text = lzma.open(Path(__file__).parents[2] / "bench" / "corpus" / "ru.txt.xz", "rt", encoding="utf-8").read()[:60_000]
+    text = lzma.open(Path(__file__).parents[3] / "bench" / "corpus" / "ru.txt.xz", "rt", encoding="utf-8").read()[:60_000]
     ids = enc.encode_ordinary(text)
     assert enc.engine.model._chars is not None  # the character merge ran
     assert ids == tiktoken_ref("o200k_base").encode_ordinary(text)
