@@ -353,6 +353,10 @@ export class TrainingError extends BytepairError {}
 /** A call ran out of memory; the message says what was too big and what to do (count() keeps no
  * ids, decodeStream() decodes in parts). The runtime is restarted afterwards to give the memory back. */
 export class InputTooLargeError extends BytepairError {}
+/** A tokenizerJson's split pattern is refused: it can backtrack for ever (a repeat inside a repeat,
+ * unbounded repeats side by side) or is too long; the message names the pattern. An
+ * UnsupportedTokenizerError too, so a catch of that still catches it. */
+export class UnsupportedPatternError extends UnsupportedTokenizerError {}
 
 /** The name of every error class above but BytepairError itself. */
 export type ErrorName =
@@ -360,7 +364,7 @@ export type ErrorName =
   | "UnknownEncodingError" | "UnknownModelError" | "UnknownTokenizerError" | "VocabFormatError"
   | "UnsupportedTokenizerError" | "AssetError" | "IntegrityError" | "DisposedError" | "ClosedError"
   | "WorkerError" | "AbortError" | "StateError" | "TemplateError" | "ReservedLiteralError" | "MissingDependencyError"
-  | "TrainingError" | "InputTooLargeError";
+  | "TrainingError" | "InputTooLargeError" | "UnsupportedPatternError";
 /** Those names, in the order errors.mjs lists them. */
 export const ERROR_NAMES: readonly ErrorName[];
 /** An error as it crosses from the worker or Python ({ name, message, token }) as an instance of the

@@ -23,26 +23,31 @@ export const ERROR_NAMES = [
   "UnknownEncodingError", "UnknownModelError", "UnknownTokenizerError", "VocabFormatError",
   "UnsupportedTokenizerError", "AssetError", "IntegrityError", "DisposedError", "ClosedError",
   "WorkerError", "AbortError", "StateError", "TemplateError", "ReservedLiteralError", "MissingDependencyError",
-  "TrainingError", "InputTooLargeError",
+  "TrainingError", "InputTooLargeError", "UnsupportedPatternError",
 ];
 
-const CLASSES = Object.fromEntries(ERROR_NAMES.map((name) => {
+/** The classes that derive from another of these rather than from BytepairError itself: a refused
+ * split pattern is an UnsupportedTokenizerError too, so a catch written for that still catches it. */
+const PARENTS = { UnsupportedPatternError: "UnsupportedTokenizerError" };
+
+const CLASSES = {};
+for (const name of ERROR_NAMES) {  // parents come first in ERROR_NAMES
+  const Base = PARENTS[name] ? CLASSES[PARENTS[name]] : BytepairError;
   // A named class per error (a class expression in a computed property takes the property's name).
-  const cls = { [name]: class extends BytepairError {
+  CLASSES[name] = { [name]: class extends Base {
     constructor(message, options) {
       super(message, options);
       this.name = name;
     }
   } }[name];
-  return [name, cls];
-}));
+}
 
 export const {
   InvalidInputError, InvalidTokenError, DisallowedSpecialTokenError, InputDecodeError,
   UnknownEncodingError, UnknownModelError, UnknownTokenizerError, VocabFormatError,
   UnsupportedTokenizerError, AssetError, IntegrityError, DisposedError, ClosedError,
   WorkerError, AbortError, StateError, TemplateError, ReservedLiteralError, MissingDependencyError,
-  TrainingError, InputTooLargeError,
+  TrainingError, InputTooLargeError, UnsupportedPatternError,
 } = CLASSES;
 
 /** An error of the class `name` names (a BytepairError carrying `name` for any other name). */

@@ -155,7 +155,7 @@ def test_error_names_are_the_classes_errors_mjs_exports() -> None:
     import re
     from pathlib import Path
 
-    from bytepair.errors import EmptyCorpusError, TrainingError, VocabHashMismatchError
+    from bytepair.errors import EmptyCorpusError, TrainingError, UnsupportedPatternError, VocabHashMismatchError
     from bytepair.web_bridge import JS_ERROR_NAMES, error_info
 
     web = Path(__file__).resolve().parents[2] / "web"
@@ -168,3 +168,5 @@ def test_error_names_are_the_classes_errors_mjs_exports() -> None:
     assert error_info(EmptyCorpusError("no text"))["name"] == "InvalidInputError"
     assert error_info(TrainingError("bad"))["name"] == "TrainingError"
     assert error_info(VocabHashMismatchError("bad hash"))["name"] == "VocabFormatError"
+    assert error_info(UnsupportedPatternError("refused"))["name"] == "UnsupportedPatternError"
+    assert 'UnsupportedPatternError: "UnsupportedTokenizerError"' in (web / "errors.mjs").read_text()  # its parent

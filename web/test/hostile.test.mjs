@@ -106,9 +106,14 @@ test("hostile tokenizer.json files are refused with typed errors", async () => {
     assert.ok(err instanceof Class, String(err));
     assert.match(err.message, pattern);
   };
-  await refused(tinyTokenizer({ pattern: "(a*)*b" }), bp.UnsupportedTokenizerError, /\(a\*\)\*b.*exponential time/);
-  await refused(tinyTokenizer({ pattern: "(?:a|ab)+c" }), bp.UnsupportedTokenizerError, /exponential time/);
-  await refused(tinyTokenizer({ pattern: "a".repeat(70000) }), bp.UnsupportedTokenizerError, /characters long/);
+  await refused(tinyTokenizer({ pattern: "(a*)*b" }), bp.UnsupportedPatternError, /\(a\*\)\*b.*exponential time/);
+  await refused(tinyTokenizer({ pattern: "(?:a|ab)+c" }), bp.UnsupportedPatternError, /exponential time/);
+  await refused(tinyTokenizer({ pattern: "a".repeat(70000) }), bp.UnsupportedPatternError, /characters long/);
+  // Its own class, and still an UnsupportedTokenizerError for catches written before it existed.
+  const err = await bp.createTokenizer({ tokenizerJson: tinyTokenizer({ pattern: "(a+)+b" }) }).catch((e) => e);
+  assert.equal(err.name, "UnsupportedPatternError");
+  assert.ok(err instanceof bp.UnsupportedTokenizerError && err instanceof bp.BytepairError && err instanceof Error);
+  assert.ok(!(new bp.UnsupportedTokenizerError("x") instanceof bp.UnsupportedPatternError));
   await refused(tinyTokenizer({ vocab: { big: 2 ** 32 } }), bp.VocabFormatError, /model.vocab.*2\*\*32 - 1/);
   const fine = await bp.createTokenizer({ tokenizerJson: tinyTokenizer() });
   assert.equal(await fine.count("a b"), 3);

@@ -25,7 +25,6 @@ from ..errors import (
     InvalidInputError,
     InvalidTokenError,
     InputTooLargeError,
-    UnsupportedPatternError,
 )
 
 __all__ = ["JS_ERROR_NAMES", "decode_errors", "error_info", "js_error_name", "js_ids", "json_arg", "max_tokens_option", "memory_error",
@@ -56,7 +55,7 @@ JS_ERROR_NAMES = frozenset({
     "InvalidInputError", "InvalidTokenError", "DisallowedSpecialTokenError", "InputDecodeError", "UnknownEncodingError",
     "UnknownModelError", "UnknownTokenizerError", "VocabFormatError", "UnsupportedTokenizerError", "AssetError",
     "IntegrityError", "DisposedError", "ClosedError", "WorkerError", "AbortError", "StateError", "TemplateError",
-    "ReservedLiteralError", "MissingDependencyError", "TrainingError", "InputTooLargeError",
+    "ReservedLiteralError", "MissingDependencyError", "TrainingError", "InputTooLargeError", "UnsupportedPatternError",
 })
 """The error classes ``web/errors.mjs`` exports (a test holds the two lists equal)."""
 
@@ -74,8 +73,6 @@ def js_error_name(exc: BaseException) -> str:
         return "InputDecodeError"
     if isinstance(exc, EmptyCorpusError):
         return "InvalidInputError"
-    if isinstance(exc, UnsupportedPatternError):  # a tokenizer.json's pattern this runtime will not run
-        return "UnsupportedTokenizerError"
     for cls in type(exc).__mro__:
         if cls.__name__ in JS_ERROR_NAMES:
             return cls.__name__
