@@ -35,6 +35,7 @@ from .errors import (
     VocabFormatError,
     VocabHashMismatchError,
 )
+from .formats.component_json import Regex
 from .formats import load_gpt2_files, load_tiktoken_bpe, parse_gpt2_files, parse_tiktoken_bpe
 from .load import load_minbpe
 from .text.offsets import utf16_offsets
@@ -87,6 +88,7 @@ __all__ = [
     "InvalidInputError",
     "InvalidTokenError",
     "MissingDependencyError",
+    "Regex",
     "ReservedLiteralError",
     "SentencePieceProcessor",
     "TemplateError",

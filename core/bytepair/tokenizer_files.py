@@ -112,7 +112,7 @@ class TokenizerFiles:
         specials = sorted((enc.encode_single_token(t), t) for t in enc.special_tokens_set)
         tok: Tokenizer = cls(  # type: ignore[call-arg, assignment]
             enc.engine.model,
-            pre_tokenizer=Split(enc.engine.pre_tokenizer.pattern, "isolated", dialect="tiktoken"),  # type: ignore[union-attr]
+            pre_tokenizer=Split(enc.engine.pre_tokenizer.pattern, "isolated", is_regex=True, dialect="tiktoken"),  # type: ignore[union-attr]
             decoder=ByteLevelDecoder(),
             added_tokens=[AddedToken(text, special=True, normalized=False, id=token_id) for token_id, text in specials],
             engine=enc.engine,

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 import bytepair
 from bytepair.models.bpe.merges_model import BPEModel, _reference_visible, _visible
 from bytepair.text.byte_unicode import BYTE_TO_UNICODE, bytes_to_visible
+from bytepair import Regex
 from bytepair.pre_tokenizers import ByteLevel, Sequence, Split
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -81,8 +82,8 @@ def _stepwise(steps: list, text: str) -> list[str]:
 def test_sequence_skipping_pass_through_byte_level_equals_stepwise(text: str) -> None:
     passing = ByteLevel(add_prefix_space=False, trim_offsets=True, use_regex=False)
     assert passing.splits_nothing
-    for steps in ([Split(LLAMA3_PATTERN, "isolated"), passing], [passing], [passing, Split(LLAMA3_PATTERN, "isolated")],
-                  [Split(LLAMA3_PATTERN, "isolated"), ByteLevel(add_prefix_space=True, use_regex=False)]):
+    for steps in ([Split(Regex(LLAMA3_PATTERN), "isolated"), passing], [passing], [passing, Split(Regex(LLAMA3_PATTERN), "isolated")],
+                  [Split(Regex(LLAMA3_PATTERN), "isolated"), ByteLevel(add_prefix_space=True, use_regex=False)]):
         assert Sequence(steps).split(text) == _stepwise(steps, text)
     assert not ByteLevel(add_prefix_space=True, use_regex=False).splits_nothing
     assert not ByteLevel(add_prefix_space=False, use_regex=True).splits_nothing
@@ -109,14 +110,14 @@ def test_isolated_split_equals_walking_the_matches(text: str) -> None:
     """``split_isolated`` (findall + split in C) against the spans walked one by one, for the
     DeepSeek-V3 patterns, one that can match the empty string and Llama 3's."""
     for pattern in [*DEEPSEEK_SPLITS, r"x*", r"\p{N}|(?=中)", LLAMA3_PATTERN]:
-        step = Split(pattern, "isolated")
+        step = Split(Regex(pattern), "isolated")
         assert step.split(text) == step._reference_split(text), pattern
         if not any(ord(c) > 0xFFFF for c in text):
             assert step.split(text, bmp=True) == step._reference_split(text), pattern
 
 
 def test_isolated_split_refuses_empty_matches() -> None:
-    step = Split(r"x*", "isolated")
+    step = Split(Regex(r"x*"), "isolated")
     assert step._pretokenizer.split_isolated("abxc") is None
     assert step.split("abxc") == step._reference_split("abxc")
 
@@ -124,7 +125,7 @@ def test_isolated_split_refuses_empty_matches() -> None:
 @settings(max_examples=300, deadline=None)
 @given(text=MIXED)
 def test_deepseek_sequence_equals_stepwise_reference(text: str) -> None:
-    steps = [Split(p, "isolated") for p in DEEPSEEK_SPLITS] + [ByteLevel(False, True, False)]
+    steps = [Split(Regex(p), "isolated") for p in DEEPSEEK_SPLITS] + [ByteLevel(False, True, False)]
     plain = [text]
     for step in steps:
         split = step._reference_split if isinstance(step, Split) else step.split

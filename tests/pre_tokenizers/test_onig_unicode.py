@@ -23,6 +23,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bytepair import Regex
 from bytepair.pre_tokenizers import BEHAVIORS, Split
 from bytepair.pre_tokenizers.pattern.translate import UntranslatablePatternError, translate
 from bytepair.pre_tokenizers.pattern.unicode_classes import UNICODE_VERSION, bucket_of_ranges, class_ranges
@@ -66,7 +67,7 @@ def hf_members(pattern: str, text: str = ALL_CHARS) -> str:
 
 
 def our_members(pattern: str, text: str = ALL_CHARS) -> str:
-    split = Split(pattern, "removed")
+    split = Split(Regex(pattern), "removed")
     return "".join(members_from_kept(block, [(s, e) for _, s, e in split.spans(block)]) for block in _blocks(text))
 
 
@@ -297,6 +298,6 @@ def test_split_walks_matches_as_oniguruma(pattern: str, text: str) -> None:
 
     for behavior in ("isolated", "removed", "merged_with_next"):
         ref = tokenizers.pre_tokenizers.Split(tokenizers.Regex(pattern), behavior)
-        ours = Split(pattern, behavior)
+        ours = Split(Regex(pattern), behavior)
         assert [(s, e) for _, s, e in ours.spans(text)] == [o for _, o in ref.pre_tokenize_str(text)], behavior
         assert ours.split(text) == [p for p, _ in ref.pre_tokenize_str(text)], behavior

@@ -75,6 +75,8 @@ class Replace(Decoder):
     """``pattern`` replaced by ``content`` in each token."""
 
     def __init__(self, pattern: str, content: str) -> None:
+        if not isinstance(pattern, str):
+            raise TypeError(f"a Replace decoder takes a str pattern (literal text; a regex is not supported), got {type(pattern).__name__}")
         self.pattern, self.content = pattern, content
 
     def decode_chain(self, tokens: list[str]) -> list[str]:

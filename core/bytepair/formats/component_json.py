@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from ..errors import UnsupportedPatternError, UnsupportedTokenizerError, VocabFormatError
 
-__all__ = ["build", "pattern"]
+__all__ = ["Regex", "build", "pattern", "pattern_argument"]
 
 T = TypeVar("T")
 
@@ -56,3 +56,42 @@ def pattern(obj: Any, where: str) -> tuple[str, bool]:
         if kind in ("String", "Regex") and isinstance(value, str):
             return value, kind == "Regex"
     raise VocabFormatError(f"{where}: expected {{\"String\": ...}} or {{\"Regex\": ...}}, got {obj!r}")
+
+
+class Regex:
+    """A pattern to be read as a regex (HF's ``tokenizers.Regex``): ``Split`` and ``Replace`` read a
+    plain ``str`` pattern as literal text, as HF does, and this as an Oniguruma regex.
+
+    >>> pattern_argument(Regex("a+"), None), pattern_argument(".", None)
+    (('a+', True), ('.', False))
+    """
+
+    __slots__ = ("pattern",)
+
+    def __init__(self, pattern: str) -> None:
+        if not isinstance(pattern, str):
+            raise TypeError(f"Regex takes a str pattern, got {type(pattern).__name__}")
+        self.pattern = pattern
+
+    def __repr__(self) -> str:
+        return f"Regex({self.pattern!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Regex) and other.pattern == self.pattern
+
+    def __hash__(self) -> int:
+        return hash(("Regex", self.pattern))
+
+
+def pattern_argument(obj: Any, is_regex: bool | None) -> tuple[str, bool]:
+    """A component's ``pattern`` argument as ``(text, is_regex)``: a :class:`Regex` is a regex, a ``str``
+    literal text unless ``is_regex=True`` says otherwise (bytepair's own spelling)."""
+    if isinstance(obj, Regex):
+        if is_regex is False:
+            raise TypeError("a Regex pattern with is_regex=False: pass the str for literal text")
+        return obj.pattern, True
+    if type(obj).__name__ == "Regex" and type(obj).__module__.startswith("tokenizers"):
+        raise TypeError("tokenizers.Regex keeps its pattern inside Rust; use bytepair.Regex(pattern) instead")
+    if not isinstance(obj, str):
+        raise TypeError(f"pattern must be a str (literal text) or bytepair.Regex, got {type(obj).__name__}")
+    return obj, bool(is_regex)

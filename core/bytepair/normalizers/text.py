@@ -10,6 +10,7 @@ import re
 import unicodedata
 from typing import Any
 
+from ..formats.component_json import Regex, pattern_argument
 from ..pre_tokenizers.pattern.safety import check_length, check_pattern
 from ..pre_tokenizers.pattern.translate import translate
 from .base import Alignment, Normalizer, PerCharacter, identity_alignment
@@ -39,9 +40,11 @@ class Strip(Normalizer):
 
 class Replace(Normalizer):
     """Every match of a string or regex replaced by ``content``; the new characters align with the
-    match's last character (as HF aligns them)."""
+    match's last character (as HF aligns them). A ``str`` pattern is literal text, a
+    :class:`~bytepair.Regex` a regex (as in HF)."""
 
-    def __init__(self, pattern: str, content: str, *, is_regex: bool = False) -> None:
+    def __init__(self, pattern: str | Regex, content: str, *, is_regex: bool | None = None) -> None:
+        pattern, is_regex = pattern_argument(pattern, is_regex)
         self.pattern, self.content, self.is_regex = pattern, content, is_regex
         check_length(pattern, "the Replace pattern")
         source = translate(pattern, dialect="onig").pattern if is_regex else re.escape(pattern)

@@ -23,7 +23,7 @@ Tests hold blocks and whole text equal for every model named here, on the corpus
 text that crowds the cut rules.
 
 >>> from bytepair.pre_tokenizers import Split, Sequence, ByteLevel
->>> step = Split(LLAMA3_PATTERN)
+>>> step = Split(LLAMA3_PATTERN, is_regex=True)
 >>> cutter_for(None, Sequence([step, ByteLevel(add_prefix_space=False, use_regex=False)]), []) is not None
 True
 >>> cutter_for(None, ByteLevel(add_prefix_space=True), []) is None  # a space in front of every block

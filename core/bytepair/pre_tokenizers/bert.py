@@ -33,7 +33,7 @@ class BertPreTokenizer(Split):
         from .bert_punctuation import punctuation_class  # the tables load with the first one made
 
         punctuation = punctuation_class()
-        super().__init__(f"[{punctuation}]|[^\\s{punctuation}]+", "removed", invert=True)
+        super().__init__(f"[{punctuation}]|[^\\s{punctuation}]+", "removed", invert=True, is_regex=True)
 
     def to_json(self) -> dict[str, Any]:
         return {"type": "BertPreTokenizer"}

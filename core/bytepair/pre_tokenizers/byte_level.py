@@ -31,7 +31,7 @@ class ByteLevel(PreTokenizer):
         self.add_prefix_space = add_prefix_space
         self.trim_offsets = trim_offsets
         self.use_regex = use_regex
-        self._split = Split(GPT2_PATTERN, "isolated") if use_regex else None
+        self._split = Split(GPT2_PATTERN, "isolated", is_regex=True) if use_regex else None
 
     @staticmethod
     def alphabet() -> list[str]:

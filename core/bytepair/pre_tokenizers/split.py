@@ -5,8 +5,10 @@ Regex patterns run on stdlib ``re`` through the same translation as tiktoken's p
 Oniguruma reads them (``dialect="onig"``: HF runs ``Split`` on Oniguruma), with the pinned Unicode
 tables (``pattern/``).
 
->>> Split("-", "merged_with_previous", is_regex=False).split("a-b--c")
+>>> Split("-", "merged_with_previous").split("a-b--c")
 ['a-', 'b-', '-', 'c']
+>>> Split(Regex("-+"), "removed").split("a-b--c")
+['a', 'b', 'c']
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..errors import VocabFormatError
+from ..formats.component_json import Regex, pattern_argument
 from .base import BEHAVIOR_JSON, Piece, PreTokenizer, apply_behavior, behavior_key
 from .bert_punctuation import punctuation_class
 from .pattern import Pretokenizer
@@ -26,11 +29,13 @@ __all__ = ["Digits", "Punctuation", "Split", "Whitespace", "WhitespaceSplit"]
 
 class Split(PreTokenizer):
     """Cut at the matches of a string or regex; ``behavior`` says where matches go; ``invert`` swaps
-    the roles of matches and the text between them."""
+    the roles of matches and the text between them. As in HF, a ``str`` pattern is literal text and a
+    :class:`~bytepair.Regex` a regex (``is_regex=True`` reads a ``str`` as a regex too)."""
 
-    def __init__(self, pattern: str, behavior: str = "isolated", *, invert: bool = False, is_regex: bool = True,
-                 dialect: str = "onig") -> None:
+    def __init__(self, pattern: str | Regex, behavior: str = "isolated", invert: bool = False, *,
+                 is_regex: bool | None = None, dialect: str = "onig") -> None:
         """``dialect="tiktoken"`` reads the regex as tiktoken's engine does (for ``Tokenizer.from_encoding``)."""
+        pattern, is_regex = pattern_argument(pattern, is_regex)
         self.pattern = pattern
         self.behavior = behavior_key(behavior)
         self.invert = invert
@@ -147,7 +152,7 @@ class Digits(Split):
 
     def __init__(self, individual_digits: bool = False) -> None:
         self.individual_digits = individual_digits
-        super().__init__(r"\p{N}" if individual_digits else r"\p{N}+", "isolated")
+        super().__init__(r"\p{N}" if individual_digits else r"\p{N}+", "isolated", is_regex=True)
 
     def to_json(self) -> dict[str, Any]:
         return {"type": "Digits", "individual_digits": self.individual_digits}
@@ -158,7 +163,7 @@ class Punctuation(Split):
     ``bert_punctuation.py``) cut out, as ``behavior`` says."""
 
     def __init__(self, behavior: str = "isolated") -> None:
-        super().__init__(f"[{punctuation_class()}]", behavior)
+        super().__init__(f"[{punctuation_class()}]", behavior, is_regex=True)
 
     def to_json(self) -> dict[str, Any]:
         return {"type": "Punctuation", "behavior": BEHAVIOR_JSON[self.behavior]}
@@ -170,7 +175,7 @@ class Whitespace(Split):
     def __init__(self) -> None:
         # \w as Rust's regex reads it: letters, marks, decimal digits, connector punctuation.
         word = r"[\p{L}\p{M}\p{Nd}_\u203F\u2040\u2054\uFE33\uFE34\uFE4D-\uFE4F\uFF3F\u200C\u200D]"
-        super().__init__(word + r"+|[^" + word[1:-1] + r"\s]+", "removed", invert=True)
+        super().__init__(word + r"+|[^" + word[1:-1] + r"\s]+", "removed", invert=True, is_regex=True)
 
     def to_json(self) -> dict[str, Any]:
         return {"type": "Whitespace"}
@@ -180,7 +185,7 @@ class WhitespaceSplit(Split):
     """Runs of non-whitespace; whitespace is dropped."""
 
     def __init__(self) -> None:
-        super().__init__(r"\s+", "removed")
+        super().__init__(r"\s+", "removed", is_regex=True)
 
     def to_json(self) -> dict[str, Any]:
         return {"type": "WhitespaceSplit"}

@@ -48,7 +48,7 @@ class PiecePattern:
             self.pre_tokenizer: PreTokenizer = ByteLevel(add_prefix_space=False)
         else:
             try:
-                split = Split(regex, "isolated")
+                split = Split(regex, "isolated", is_regex=True)
             except BytepairError as exc:
                 raise TrainingError(f"the pattern {regex!r} does not compile ({exc}); pass an encoding name such as "
                                     "'o200k_base' or a valid regex") from None
