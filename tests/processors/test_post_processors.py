@@ -6,6 +6,7 @@ Bert, Roberta, ByteLevel, Template and Sequence post-processors, with and withou
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 
 import pytest
 
@@ -13,9 +14,17 @@ import bytepair
 from bytepair import Tokenizer
 
 from tests.hf_reference import hf_folder
-from tests.pipeline.test_tokenizer_json import assert_same, pair_of
+from tests.pipeline.test_tokenizer_json import assert_same
 
 tokenizers = pytest.importorskip("tokenizers")
+
+
+@lru_cache(maxsize=1)
+def pair_of(name: str) -> tuple[object, Tokenizer]:
+    """HF's and bytepair's tokenizer of one open model, the last one asked for (a loader of this
+    module's own, so that conftest releases it when the module ends)."""
+    path = hf_folder(name) / "tokenizer.json"
+    return tokenizers.Tokenizer.from_file(str(path)), Tokenizer.from_file(path)
 
 
 @pytest.mark.parametrize("name", ["llama3", "llama2", "qwen2_5"], scope="module")
