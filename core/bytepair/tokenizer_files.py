@@ -32,6 +32,7 @@ from .pipeline.tokenizer_json import TokenizerParts, gpt2_files_json, parts_from
 from .pipeline.view import TokenizerView
 from .pre_tokenizers import tiktoken_pattern
 from .processors.padding import padding_json
+from .processors.special_roles import ROLES, special_token_roles
 from .processors.truncation import truncation_json
 from .registry import get_encoding
 from .text.byte_unicode import bytes_to_visible
@@ -257,12 +258,19 @@ class TokenizerFiles:
         write leaves no half file and an older file at ``path`` untouched."""
         write_file(path, self.to_str(pretty).encode("utf-8"))
 
-    def save_pretrained(self, folder: str | os.PathLike[str]) -> list[str]:
+    def save_pretrained(self, folder: str | os.PathLike[str], **special_tokens: Any) -> list[str]:
         """The folder ``from_pretrained`` (and transformers' ``AutoTokenizer.from_pretrained``) reads:
         ``tokenizer.json``, ``tokenizer_config.json`` (the one loaded, with this tokenizer's chat
         template, token strings and added tokens), ``special_tokens_map.json`` (the token strings, as
         transformers writes them) and ``chat_template.jinja`` if the template came from one; written as one set (``formats/atomic.py``: a crash leaves the old files or the new,
         never a mix). Returns the paths written.
+
+        The token strings (``bos_token``, ``eos_token``, ``unk_token``, ``sep_token``, ``pad_token``,
+        ``cls_token``, ``mask_token``, ``additional_special_tokens``) are the loaded config's; without
+        one (a tokenizer built, trained or loaded from a bare ``tokenizer.json``) they are read from
+        the file as transformers' tokenizers set them (``processors/special_roles.py``: the model's
+        unk token, the post-processor's, conventionally spelled special tokens); keywords given here
+        (``save_pretrained(folder, eos_token="</s>")``) win over both.
 
         >>> import tempfile
         >>> from bytepair import Tokenizer
@@ -275,15 +283,17 @@ class TokenizerFiles:
         (['tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json'], 'hi')
         """
         folder = os.fspath(folder)
+        text = self.to_str(True)
+        tokens = self._special_tokens_to_save(text, special_tokens)
         os.makedirs(folder, exist_ok=True)
         config = dict(self.config or {"tokenizer_class": "PreTrainedTokenizerFast"})
-        config.update(self.special_tokens_map)
+        config.update(tokens)
         config["added_tokens_decoder"] = {
             str(t.id): {"content": t.content, "lstrip": t.lstrip, "normalized": t.is_normalized, "rstrip": t.rstrip,
                         "single_word": t.single_word, "special": t.special}
             for t in sorted(self._added, key=lambda t: t.id)
         }
-        files = {os.path.join(folder, "tokenizer.json"): self.to_str(True).encode("utf-8")}
+        files = {os.path.join(folder, "tokenizer.json"): text.encode("utf-8")}
         template = self.chat_template
         config.pop("chat_template", None)
         if isinstance(template, str) and self.chat_template_origin.endswith("chat_template.jinja"):
@@ -294,11 +304,38 @@ class TokenizerFiles:
             config["chat_template"] = template
         files[os.path.join(folder, "tokenizer_config.json")] = json.dumps(config, indent=2, ensure_ascii=False).encode("utf-8")
         added = {t.content: t for t in self._added}
-        tokens_map = {key: ({"content": text, "lstrip": added[text].lstrip, "normalized": added[text].is_normalized,
-                             "rstrip": added[text].rstrip, "single_word": added[text].single_word} if text in added else text)
-                      for key, text in self.special_tokens_map.items()}
+
+        def entry(token: str) -> Any:
+            t = added.get(token)
+            return token if t is None else {"content": token, "lstrip": t.lstrip, "normalized": t.is_normalized,
+                                            "rstrip": t.rstrip, "single_word": t.single_word}
+
+        tokens_map = {key: ([entry(t) for t in value] if isinstance(value, list) else entry(value)) for key, value in tokens.items()}
         files[os.path.join(folder, "special_tokens_map.json")] = json.dumps(tokens_map, indent=2, ensure_ascii=False).encode("utf-8")
         return write_files(files)
+
+    def _special_tokens_to_save(self, text: str, given: dict[str, Any]) -> dict[str, Any]:
+        """``save_pretrained``'s token strings: the config's or the file's, then ``given``'s."""
+        tokens: dict[str, Any] = dict(self.special_tokens_map)
+        if self.config is None:  # no config says which token plays which part: the file does
+            for role, token in special_token_roles(json.loads(text)).items():
+                tokens.setdefault(role, token)
+        for key, value in given.items():
+            key = "additional_special_tokens" if key == "extra_special_tokens" else key  # transformers 5's name
+            if key not in ROLES and key != "additional_special_tokens":
+                raise InvalidInputError(f"save_pretrained() got an unexpected keyword {key!r}; token keywords are "
+                                        f"{', '.join(ROLES)} and additional_special_tokens")
+            if value is None:  # save_pretrained(folder, bos_token=None): this part left unset
+                tokens.pop(key, None)
+                continue
+            values = list(value) if key == "additional_special_tokens" else [value]
+            strings = [getattr(v, "content", v) for v in values]
+            for token in strings:
+                if not isinstance(token, str) or self.token_to_id(token) is None:
+                    raise InvalidInputError(f"save_pretrained({key}={token!r}): not a token of this tokenizer; add it "
+                                            "first (add_special_tokens) so transformers gives it the same id")
+            tokens[key] = strings if key == "additional_special_tokens" else strings[0]
+        return tokens
 
     def save_model(self, folder: str | os.PathLike[str], prefix: str | None = None) -> list[str]:
         """The model as GPT-2 / HF ``vocab.json`` + ``merges.txt`` in ``folder`` (``{prefix}-vocab.json``
