@@ -9,7 +9,9 @@ of one of its methods.
 - **Processes** on a standard CPython: the owner travels once, as its pickle, when a worker starts
   (an OpenAI ``Encoding`` pickles as its name); ids come back as packed ``array('I')`` bytes and
   their lengths, never as pickled lists of ints (unpickling millions of ints in the parent is what
-  keeps a plain process pool near 1.25x on 2 cores).
+  keeps a plain process pool near 1.25x on 2 cores). The calling process is one of the ``N``
+  workers (``N - 1`` are started): it encodes its share from the back of the batch while the
+  others take slices from the front, so only their share of the ids crosses a pipe.
 - **Threads** on a free-threaded build (``sys._is_gil_enabled()`` false): the owner is shared.
 - **Sequential** in the browser (Pyodide has neither), for one worker, and below
   :data:`MIN_PARALLEL_CHARS` characters of work, where starting and feeding workers costs more than
@@ -31,14 +33,15 @@ import os
 import sys
 import weakref
 from array import array
+from collections import deque
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:  # the executors (threads, a queue, logging) are imported when a pool first starts
-    from concurrent.futures import Executor
+    from concurrent.futures import Executor, Future
 
 __all__ = ["MIN_PARALLEL_CHARS", "BatchPool", "can_use_processes", "free_threaded", "pack_id_lists", "pool_machinery",
-           "process_context", "split_evenly", "unpack_id_lists"]
+           "process_context", "slice_count", "split_evenly", "unpack_id_lists"]
 
 MIN_PARALLEL_CHARS = 1 << 18
 """Below this much work (characters to encode, or ids to decode) a batch runs in the calling
@@ -132,6 +135,17 @@ def unpack_id_lists(ids: bytes, lengths: bytes) -> list[list[int]]:
     return out
 
 
+def slice_count(workers: int, work: int) -> int:
+    """How many slices a batch of ``work`` characters (or ids) is cut into for ``workers`` workers:
+    about eight per worker, so the last slice (the only wait) is short, but none much under 32 K
+    characters, where what a slice costs to send outweighs that.
+
+    >>> slice_count(2, 6_000_000), slice_count(2, 300_000), slice_count(4, 10)
+    (16, 9, 4)
+    """
+    return max(workers, min(8 * workers, work // 32768))
+
+
 def split_evenly(sizes: Sequence[int], parts: int) -> list[tuple[int, int]]:
     """Cut ``range(len(sizes))`` into at most ``parts`` contiguous ``(start, end)`` slices of
     about equal total size (each slice holds at least one item)."""
@@ -192,34 +206,65 @@ class BatchPool:
         return max(1, min(requested, os.cpu_count() or 1, work // max(1, MIN_PARALLEL_CHARS // 2)))
 
     def map(self, method: str, items: Sequence[Any], *, kind: Kind, workers: int | None,
-            sizes: Sequence[int] | None = None, **kwargs: Any) -> list[Any]:
+            sizes: Sequence[int] | None = None, local: Any = None, **kwargs: Any) -> list[Any]:
         """``[owner.method(item, **kwargs) for item in items]``, over up to ``workers`` workers.
 
         ``sizes``: each item's work (default its ``len``); ``kind``: what the method returns. Items
-        that are id lists (to decode) and results that are id lists travel packed.
+        that are id lists (to decode) and results that are id lists travel packed. ``local``: what
+        runs ``method`` in this process (default: the owner; a worker may hold another object than
+        the owner, as a ``Tokenizer``'s workers do).
+
+        The calling process is one of the workers: the batch is cut into :func:`slice_count` slices,
+        the started workers take them from the front while this process encodes from the back (and
+        takes back a queued slice no worker has begun), so only the workers' share of the ids
+        crosses a pipe and neither side waits for the other but on the last slice.
         """
         owner = self._owner()
         sizes = [len(item) for item in items] if sizes is None else sizes
         n = self.workers_for(workers, sum(sizes))
+        call = getattr(owner if local is None else local, method)
         if n <= 1 or len(items) < 2:
-            call = getattr(owner, method)
             return [call(item, **kwargs) for item in items]
-        executor = self._executor_for(n, owner)
-        slices = split_evenly(sizes, n * 4)
+        executor = self._executor_for(n - 1, owner)
         threads = self._threads
         id_lists = not threads and not isinstance(items[0], (str, bytes))
+        slices = split_evenly(sizes, slice_count(n, sum(sizes)))
+        results: list[list[Any] | None] = [None] * len(slices)
+        pending: deque[tuple[int, Future[Any]]] = deque()
+        front, back, window = 0, len(slices), 2 * (n - 1) + 1
+
+        def collect(index: int, future: Future[Any]) -> None:
+            result = future.result()
+            results[index] = unpack_id_lists(*result) if kind == "ids" and not threads else result
 
         try:
-            parts = [pack_id_lists(items[a:b]) if id_lists else items[a:b] for a, b in slices]
-        except (OverflowError, TypeError):  # not 32-bit ids: the method itself says what is wrong
-            call = getattr(owner, method)
+            while True:
+                while pending and pending[0][1].done():
+                    collect(*pending.popleft())
+                while front < back and len(pending) < window:  # the workers' next slices
+                    a, b = slices[front]
+                    part = pack_id_lists(items[a:b]) if id_lists else items[a:b]
+                    pending.append((front, executor.submit(_run_slice, method, part, kwargs, kind, owner if threads else None)))
+                    front += 1
+                if front < back:
+                    back -= 1
+                    index = back
+                elif pending and pending[-1][1].cancel():  # queued, not begun: this process does it
+                    index = pending.pop()[0]
+                else:
+                    break
+                a, b = slices[index]
+                results[index] = [call(item, **kwargs) for item in items[a:b]]
+            while pending:
+                collect(*pending.popleft())
+        except (OverflowError, TypeError):  # not 32-bit ids to pack: the method itself says what is wrong
+            if not id_lists:
+                raise
             return [call(item, **kwargs) for item in items]
-        futures = [executor.submit(_run_slice, method, part, kwargs, kind, owner if threads else None) for part in parts]
-        out: list[Any] = []
-        for future in futures:
-            result = future.result()
-            out += unpack_id_lists(*result) if kind == "ids" and not threads else result
-        return out
+        finally:
+            for _, future in pending:
+                future.cancel()
+        return [result for part in results for result in part or ()]
 
     def close(self, wait: bool = False) -> None:
         """Stop the workers (a later :meth:`map` starts new ones); ``wait``: until they have exited."""

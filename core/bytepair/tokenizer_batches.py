@@ -59,6 +59,7 @@ class TokenizerBatches:
     to_str: Any
     _added: Any
     _truncation: dict[str, Any] | None
+    _padding: dict[str, Any] | None
 
     def _state(self) -> tuple[Any, ...]:
         """What a worker's copy depends on, cheaply: which stages are in place, the added tokens,
@@ -90,9 +91,15 @@ class TokenizerBatches:
 
     def encode_in_workers(self, items: list[Any], is_pretokenized: bool, add_special_tokens: bool,
                           num_threads: int, sizes: list[int]) -> list[Encoded]:
-        packed = self.batch_pool().map("encode_input", items, kind="str", workers=num_threads, sizes=sizes,
-                                       is_pretokenized=is_pretokenized, add_special_tokens=add_special_tokens)
-        return [Encoded.unpacked(p) for p in packed]
+        pool = self.batch_pool()  # made before padding is switched off: its state must not see that
+        padding, self._padding = self._padding, None  # padded below, as one batch
+        try:
+            out = pool.map("encode_input", items, kind="str", workers=num_threads, sizes=sizes, local=self,
+                           is_pretokenized=is_pretokenized, add_special_tokens=add_special_tokens)
+        finally:
+            self._padding = padding
+        # This process encodes a share of the batch itself (Encoded); the workers' share comes packed.
+        return [e if isinstance(e, Encoded) else Encoded.unpacked(e) for e in out]
 
     def decode_in_workers(self, sequences: list[list[int]], skip_special_tokens: bool, num_threads: int) -> list[str]:
         return self.batch_pool().map("decode", sequences, kind="str", workers=num_threads,
