@@ -206,3 +206,33 @@ def test_long_pieces_stretch_by_stretch_equal_the_plain_path() -> None:
         for _ in range(4):
             text = "".join(rnd.choice(["▁", "a", "b", "-", "c", "ab", "--"]) for _ in range(rnd.randint(40, 300)))
             assert model._best(text) == best_path(text, model.table, 0, model.unk_score), text
+
+
+@pytest.mark.parametrize("exact", [True, False])
+def test_long_pieces_ids_against_hf_and_the_plain_path(exact: bool) -> None:
+    """A long piece (a whole text, as Metaspace ``split=False`` gives) is encoded stretch by
+    stretch, each stretch's ids remembered: from 0 where every sum is exact (scores on a 2**-m
+    grid, as SentencePiece's 32-bit ones), else with the gap rule (scores such as 0.1 and 0.2,
+    whose sums round: 0.1 + 0.2 > 0.3). The ids are HF's and ``best_path``'s, with unknown runs
+    next to stretch bounds, byte fallback, and vocabularies without a one-character "▁"."""
+    rnd = random.Random(3 + exact)
+    grid = [1.0, 2.0, 3.0, 1.5, 0.75] if exact else [0.1, 0.2, 0.3, 0.7, 1.1]
+    for case in range(40):
+        byte_fallback = case % 3 == 0
+        pieces = {"▁" * (rnd.random() < 0.5) + "".join(rnd.choice("ab-é") for _ in range(rnd.randint(1, 4)))
+                  for _ in range(25)}
+        if case % 4:
+            pieces.add("▁")
+        vocab = [["<unk>", 0.0]] + [[p, -rnd.choice(grid) * rnd.choice([1, 1, 2])] for p in sorted(pieces)]
+        if byte_fallback:
+            vocab += [[f"<0x{b:02X}>", -20.0] for b in range(256)]
+        hf, ours = _pair(vocab, byte_fallback)
+        model = Unigram([(p, s) for p, s in vocab], unk_id=0, byte_fallback=byte_fallback)
+        paths = model._paths
+        assert paths is not None and (paths.exact_below > 1e6) == exact
+        for _ in range(3):
+            text = "".join(rnd.choice(["▁", "a", "b", "-", "é", "c", "ab", "--", "▁a", "x"]) for _ in range(rnd.randint(48, 400)))
+            want = model._path_ids(text, best_path(text, model.table, 0, model.unk_score))
+            assert model.encode_piece(text) == want, text
+            assert ours.encode(text).ids == hf.encode(text).ids == list(want), text
+            assert model._best(text) == best_path(text, model.table, 0, model.unk_score), text

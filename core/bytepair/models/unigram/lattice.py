@@ -20,11 +20,13 @@ is whole characters, so HF's byte positions and these give the same paths). A no
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 from ...errors import InvalidInputError
 
-__all__ = ["UNK_PENALTY", "Node", "PieceTable", "best_path", "best_path_from", "fuse_unknown", "lattice_nodes", "walk_back"]
+__all__ = ["UNK_PENALTY", "Node", "PieceTable", "best_path", "fuse_unknown", "lattice_nodes", "viterbi",
+           "viterbi_from", "walk_back"]
 
 UNK_PENALTY = 10.0
 """What an unknown character costs below the lowest score (HF's and sentencepiece's ``kUnkPenalty``)."""
@@ -43,6 +45,24 @@ class PieceTable:
         # The prefixes (up to 4 characters) that begin some entry: a start whose next characters begin none
         # is left early instead of trying every length up to ``max_length``.
         self.prefixes = {entry[:n] for entry in self.entries for n in range(1, min(len(entry), 4) + 1)}
+        self._trie: dict[str, tuple[int, float] | None] | None = None
+
+    @property
+    def trie(self) -> dict[str, tuple[int, float] | None]:
+        """Every beginning of an entry -> the entry's ``(id, score)``, or None where it is only a
+        beginning (:func:`viterbi`'s one lookup per substring: a substring not in it ends the walk
+        from its start). Built on first use: the trainer's tables never need it."""
+        if self._trie is None:
+            trie: dict[str, tuple[int, float] | None] = dict.fromkeys(
+                (entry[:n] for entry in self.entries for n in range(1, len(entry))), None)
+            trie.update(self.entries)
+            self._trie = trie
+        return self._trie
+
+    @property
+    def finite(self) -> bool:
+        """Whether every score is a finite number (:func:`viterbi`'s comparisons assume it)."""
+        return all(math.isfinite(score) for _, score in self.entries.values())
 
     def matches(self, text: str, start: int) -> list[tuple[int, int, float]]:
         """``(end, id, score)`` of every entry at ``start``, shortest first."""
@@ -113,63 +133,142 @@ def best_path(text: str, table: PieceTable, unk_id: int | None, unk_score: float
     return walk_back(back, ids, n)
 
 
-def best_path_from(text: str, table: PieceTable, unk_id: int | None, unk_score: float,
-                   start_score: float) -> tuple[list[tuple[int, int, int]], float, float]:
-    """:func:`best_path` of a stretch whose start the best path reaches with ``start_score`` (the
-    same sums as over the whole text), with the best score at its end and the smallest gap between
-    two scores compared on the way (0: a tie decided by the order of the candidates).
+_STOP = object()
+_NO_SCORE = -math.inf
 
-    >>> best_path_from("ab", PieceTable({"a": (1, -1.0), "b": (2, -2.0), "ab": (3, -2.5)}), 0, -12.0, -1.0)
-    ([(0, 2, 3)], -3.5, 0.5)
+
+def viterbi(text: str, trie: dict[str, tuple[int, float] | None], unk_id: int | None,
+            unk_score: float) -> tuple[list[int], list[tuple[int, float]]]:
+    """:func:`best_path` by one lookup per substring in ``PieceTable.trie`` (a walk from a start
+    ends at the first substring that begins no entry), scores finite: the path's ends and its
+    nodes' ``(id, score)``. Why beside :func:`best_path`: it is the first pass's inner loop;
+    ``best_path`` is the plain rule the tests hold it to, ties included (the same comparisons in
+    the same order: a position's first candidate beats the ``-inf`` it starts at).
+
+    >>> viterbi("abx", PieceTable({"a": (1, -1.0), "b": (2, -2.0), "ab": (3, -2.5)}).trie, 0, -12.0)
+    ([2, 3], [(3, -2.5), (0, -12.0)])
     """
     n = len(text)
-    score = [0.0] * (n + 1)
-    score[0] = start_score
-    back = [-1] * (n + 1)
-    ids = [0] * (n + 1)
-    margin = float("inf")
-    get, prefixes, longest = table.entries.get, table.prefixes, table.max_length
+    score = [_NO_SCORE] * (n + 1)
+    score[0] = 0.0
+    back = [0] * (n + 1)
+    node: list[tuple[int, float]] = [(0, 0.0)] * (n + 1)
+    unknown = (unk_id, unk_score)
+    get = trie.get
+    stop = _STOP
     for start in range(n):
         here = score[start]
-        single = False
-        # The entries at ``start``, shortest first (``PieceTable.matches``, inlined), then the
-        # unknown node where no one-character entry is.
-        for end in range(start + 1, min(n, start + longest) + 1):
-            sub = text[start:end]
-            if end - start <= 4 and sub not in prefixes:
-                break
-            found = get(sub)
-            if found is None:
-                continue
-            candidate = found[1] + here
-            if end == start + 1:
-                single = True
-            if back[end] < 0:
-                score[end], back[end], ids[end] = candidate, start, found[0]
-                continue
-            gap = candidate - score[end]
-            if gap > 0:
-                score[end], back[end], ids[end] = candidate, start, found[0]
-            else:
-                gap = -gap
-            if gap < margin:
-                margin = gap
-        if not single:
+        end = start + 1
+        found = get(text[start], stop)
+        if found is None or found is stop:
+            # No one-character entry: the unknown node (no entry ends at ``end`` from here).
             if unk_id is None:
                 raise missing_unknown()
-            end = start + 1
             candidate = unk_score + here
-            if back[end] < 0:
-                score[end], back[end], ids[end] = candidate, start, unk_id
+            if candidate > score[end]:
+                score[end] = candidate
+                back[end] = start
+                node[end] = unknown  # type: ignore[assignment]
+            if found is stop:
                 continue
+        else:
+            candidate = found[1] + here
+            if candidate > score[end]:
+                score[end] = candidate
+                back[end] = start
+                node[end] = found
+        for end in range(start + 2, n + 1):
+            found = get(text[start:end], stop)
+            if found is None:
+                continue
+            if found is stop:
+                break
+            candidate = found[1] + here
+            if candidate > score[end]:
+                score[end] = candidate
+                back[end] = start
+                node[end] = found
+    ends = []
+    end = n
+    while end > 0:
+        ends.append(end)
+        end = back[end]
+    ends.reverse()
+    return ends, [node[end] for end in ends]
+
+
+def viterbi_from(text: str, trie: dict[str, tuple[int, float] | None], unk_id: int | None, unk_score: float,
+                 start_score: float) -> tuple[list[int], list[tuple[int, float]], float, float]:
+    """:func:`viterbi` of a text whose start the best path reaches with ``start_score`` (the
+    same sums as over a longer text), with the score at the end and the smallest gap between two
+    scores compared (``inf``: none compared; 0: a tie decided by the order of the candidates).
+
+    >>> viterbi_from("abx", PieceTable({"a": (1, -1.0), "b": (2, -2.0), "ab": (3, -2.5)}).trie, 0, -12.0, -1.0)
+    ([2, 3], [(3, -2.5), (0, -12.0)], -15.5, 0.5)
+    """
+    n = len(text)
+    score = [_NO_SCORE] * (n + 1)
+    score[0] = start_score
+    back = [0] * (n + 1)
+    node: list[tuple[int, float]] = [(0, 0.0)] * (n + 1)
+    unknown = (unk_id, unk_score)
+    margin = math.inf
+    get = trie.get
+    stop = _STOP
+    for start in range(n):
+        here = score[start]
+        end = start + 1
+        found = get(text[start], stop)
+        if found is None or found is stop:
+            # No one-character entry: the unknown node (no entry ends at ``end`` from here).
+            if unk_id is None:
+                raise missing_unknown()
+            candidate = unk_score + here
             gap = candidate - score[end]
             if gap > 0:
-                score[end], back[end], ids[end] = candidate, start, unk_id
-            else:
-                gap = -gap
-            if gap < margin:
-                margin = gap
-    return walk_back(back, ids, n), score[n], margin
+                score[end] = candidate
+                back[end] = start
+                node[end] = unknown  # type: ignore[assignment]
+                if gap < margin:
+                    margin = gap
+            elif -gap < margin:
+                margin = -gap
+            if found is stop:
+                continue
+        else:
+            candidate = found[1] + here
+            gap = candidate - score[end]
+            if gap > 0:
+                score[end] = candidate
+                back[end] = start
+                node[end] = found
+                if gap < margin:
+                    margin = gap
+            elif -gap < margin:
+                margin = -gap
+        for end in range(start + 2, n + 1):
+            found = get(text[start:end], stop)
+            if found is None:
+                continue
+            if found is stop:
+                break
+            candidate = found[1] + here
+            gap = candidate - score[end]
+            if gap > 0:
+                score[end] = candidate
+                back[end] = start
+                node[end] = found
+                if gap < margin:
+                    margin = gap
+            elif -gap < margin:
+                margin = -gap
+    ends = []
+    end = n
+    while end > 0:
+        ends.append(end)
+        end = back[end]
+    ends.reverse()
+    return ends, [node[end] for end in ends], score[n], margin
 
 
 def fuse_unknown(path: list[tuple[int, int, int]], unk_id: int | None) -> list[tuple[int, int, int]]:

@@ -26,7 +26,8 @@ from typing import Any
 
 from ...errors import InvalidArgumentError, VocabFormatError
 from ..token import Token
-from .lattice import UNK_PENALTY, PieceTable, best_path, best_path_from, fuse_unknown, lattice_nodes
+from .lattice import UNK_PENALTY, PieceTable, best_path, fuse_unknown, lattice_nodes
+from .stretches import BestPaths
 from .sampling import sample_nbest, sample_path
 
 __all__ = ["TRAINER", "Unigram"]
@@ -74,7 +75,12 @@ class Unigram:
         # "▁" never inside a piece: every "▁" of a text starts a stretch no piece crosses (long
         # pieces, as Metaspace without split gives, are cut there; ``_best``).
         self._cut = "\u2581" if not any("\u2581" in piece[1:] for piece in self._ids) else None
-        self._stretches: dict[str, tuple[list[tuple[int, int, int]], list[float], float, float]] = {}
+        unk_piece = self.vocab[unk_id][0] if unk_id is not None else ""
+        safe = self._cut is not None and (
+            unk_id is None or (self._ids.get(self._cut) not in (None, unk_id) and not unk_piece.startswith(self._cut)))
+        self._paths = BestPaths(self.table, unk_id, self.unk_score, self._cut, safe, self._path_ids) \
+            if self.table.finite and (unk_id is None or math.isfinite(self.unk_score)) else None
+        """The best paths (``stretches.py``) where every score is finite; else :func:`best_path`."""
         self.dropout = float(alpha) if alpha and 0 < alpha <= 1 else 0.0
         """What ``Tokenizer.encode`` reads to sample (as BPE's dropout): ``alpha`` when set, so that
         each call draws anew from its seeded generator (``encode(..., seed=)``) past the piece cache."""
@@ -135,48 +141,25 @@ class Unigram:
         return fuse_unknown(path, self.unk_id)
 
     def _best(self, piece: str) -> list[tuple[int, int, int]]:
-        """:func:`best_path` of ``piece``, stretch by stretch between the ``"▁"`` no piece crosses
-        when the piece is long. Each stretch's best path is remembered with the smallest gap
-        between two scores compared in it; it is reused where that gap is far above what rounding
-        at the current sum can move (so every comparison would go the same way), and otherwise
-        worked out again from the exact sum the whole-text path reaches the stretch with. The sums
-        are carried as the whole-text path makes them (each score added to the sum so far), so the
-        result is :func:`best_path`'s, ties included (tests hold the two equal)."""
-        if self._cut is None or len(piece) < 48:
+        """:func:`best_path` of ``piece`` (unknown nodes not fused), stretch by stretch when long
+        (``stretches.py``)."""
+        if self._paths is None:
             return best_path(piece, self.table, self.unk_id, self.unk_score)
-        cut = self._cut
-        bounds = [0]
-        at = piece.find(cut, 1)
-        while at > 0:
-            bounds.append(at)
-            at = piece.find(cut, at + 1)
-        bounds.append(len(piece))
-        path: list[tuple[int, int, int]] = []
-        total = 0.0
-        memo = self._stretches
-        for a, b in zip(bounds, bounds[1:]):
-            stretch = piece[a:b]
-            known = memo.get(stretch)
-            if known is not None and known[2] > _rounding(known[3]) + _rounding(total):
-                nodes, scores = known[0], known[1]
-                for (s, e, token_id), score in zip(nodes, scores):
-                    path.append((a + s, a + e, token_id))
-                    total = score + total
-                continue
-            nodes, end_score, margin = best_path_from(stretch, self.table, self.unk_id, self.unk_score, total)
-            scores = [self.unk_score if token_id == self.unk_id and self._ids.get(stretch[s:e]) != token_id
-                      else self.vocab[token_id][1] for s, e, token_id in nodes]
-            if len(memo) > 200_000:
-                memo.clear()
-            memo[stretch] = (nodes, scores, margin, total)
-            path.extend((a + s, a + e, token_id) for s, e, token_id in nodes)
-            total = end_score
-        return path
+        return self._paths.path(piece)
+
+    def _path_ids(self, piece: str, path: list[tuple[int, int, int]]) -> tuple[int, ...]:
+        """The ids of a best path through ``piece``: unknown runs fused, into bytes with byte fallback."""
+        unk = self.unk_id
+        if unk is None or all(token_id != unk for _, _, token_id in path):
+            return tuple([token_id for _, _, token_id in path])  # every segment a vocabulary entry
+        return tuple(i for _, token_id, _ in self._tokens(piece, fuse_unknown(path, unk)) for i in token_id)
 
     def encode_piece(self, piece: str, *, dropout: float = 0.0, rng: Random | None = None) -> tuple[int, ...]:
         """Token ids of one piece: the best cut; a sampled one when ``alpha`` is set, or when
         ``dropout`` (what ``Tokenizer.encode(..., dropout=)`` passes) is given: for a Unigram model it
         is the sampling ``alpha``, drawn from ``rng``."""
+        if not piece:
+            return ()
         if dropout:
             saved = self.alpha
             self.alpha = self.alpha or dropout
@@ -184,8 +167,12 @@ class Unigram:
                 segments = self.segments(piece, sample=True, rng=rng)
             finally:
                 self.alpha = saved
-        else:
+        elif self.alpha:
             segments = self.segments(piece, rng=rng)
+        elif self._paths is not None:
+            return self._paths.ids(piece)
+        else:
+            segments = self.segments(piece)
         unk = self.unk_id
         if unk is None or all(token_id != unk for _, _, token_id in segments):
             return tuple([token_id for _, _, token_id in segments])  # every segment a vocabulary entry
@@ -293,11 +280,6 @@ class Unigram:
 
         nodes = lattice_nodes(piece, self.table, self.unk_id, self.unk_score)
         return [[piece[s:e] for s, e, _ in path] for path, _ in nbest_paths(nodes, len(piece), n)]
-
-
-def _rounding(total: float) -> float:
-    """A bound, far above the real one, on how far rounding moves a sum of scores near ``total``."""
-    return 1e-12 * (abs(total) + 1e3)
 
 
 def unigram_from_json(obj: dict[str, Any], origin: str, *, byte_level: bool = False, parts: Any = None) -> Unigram:
