@@ -31,8 +31,8 @@ class Decoder:
 class Sequence(Decoder):
     """Each decoder's chain in turn."""
 
-    def __init__(self, steps: list[Decoder]) -> None:
-        self.steps = steps
+    def __init__(self, decoders: list[Decoder]) -> None:
+        self.steps = list(decoders)
 
     def decode_chain(self, tokens: list[str]) -> list[str]:
         for step in self.steps:

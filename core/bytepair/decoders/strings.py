@@ -49,10 +49,11 @@ class Fuse(Decoder):
 
 
 class Strip(Decoder):
-    """Up to ``start`` copies of ``content`` removed from the front of each token, ``stop`` from its end."""
+    """Up to ``left`` copies of ``content`` removed from the front of each token, ``right`` from its end
+    (HF's argument names; the file's keys and these attributes are ``start`` and ``stop``)."""
 
-    def __init__(self, content: str = " ", start: int = 0, stop: int = 0) -> None:
-        self.content, self.start, self.stop = content, start, stop
+    def __init__(self, content: str = " ", left: int = 0, right: int = 0) -> None:
+        self.content, self.start, self.stop = content, left, right
 
     def decode_chain(self, tokens: list[str]) -> list[str]:
         out = []

@@ -69,8 +69,8 @@ class PerCharacter(Normalizer):
 class Sequence(Normalizer):
     """Each normalizer in turn; alignments compose back to the first input."""
 
-    def __init__(self, steps: list[Normalizer]) -> None:
-        self.steps = steps
+    def __init__(self, normalizers: list[Normalizer]) -> None:
+        self.steps = list(normalizers)
 
     def normalize(self, text: str) -> str:
         for step in self.steps:

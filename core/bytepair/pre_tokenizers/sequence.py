@@ -34,8 +34,8 @@ def _pieces_with_astral(pieces: list[str]) -> set[int]:
 class Sequence(PreTokenizer):
     """Each step splits every piece the steps before it made."""
 
-    def __init__(self, steps: list[PreTokenizer]) -> None:
-        self.steps = steps
+    def __init__(self, pre_tokenizers: list[PreTokenizer]) -> None:
+        self.steps = steps = list(pre_tokenizers)
         self.byte_level = any(step.byte_level for step in steps)
 
     def split(self, text: str) -> list[str]:

@@ -97,8 +97,9 @@ class TemplateProcessing(PostProcessor):
 class BertProcessing(PostProcessor):
     """``[CLS] A [SEP]`` and ``[CLS] A [SEP] B [SEP]`` (type id 1 from B on)."""
 
-    def __init__(self, sep: tuple[str, int], cls: tuple[str, int]) -> None:
-        self.sep, self.cls = sep, cls
+    def __init__(self, sep: tuple[str, int], cls_token: tuple[str, int]) -> None:
+        """HF's argument names (``cls_token``; the file's key and this attribute are ``cls``)."""
+        self.sep, self.cls = tuple(sep), tuple(cls_token)
 
     def added_tokens(self, is_pair: bool) -> int:
         return 3 if is_pair else 2
@@ -122,8 +123,9 @@ class BertProcessing(PostProcessor):
 class RobertaProcessing(PostProcessor):
     """``<s> A </s>`` and ``<s> A </s></s> B </s>``; may trim byte-level offsets."""
 
-    def __init__(self, sep: tuple[str, int], cls: tuple[str, int], trim_offsets: bool = True, add_prefix_space: bool = True) -> None:
-        self.sep, self.cls, self.trim_offsets, self.add_prefix_space = sep, cls, trim_offsets, add_prefix_space
+    def __init__(self, sep: tuple[str, int], cls_token: tuple[str, int], trim_offsets: bool = True,
+                 add_prefix_space: bool = True) -> None:
+        self.sep, self.cls, self.trim_offsets, self.add_prefix_space = tuple(sep), tuple(cls_token), trim_offsets, add_prefix_space
 
     def added_tokens(self, is_pair: bool) -> int:
         return 4 if is_pair else 2
@@ -156,8 +158,8 @@ class RobertaProcessing(PostProcessor):
 class Sequence(PostProcessor):
     """Each processor in turn (special tokens added once, by the step that adds them)."""
 
-    def __init__(self, steps: list[PostProcessor]) -> None:
-        self.steps = steps
+    def __init__(self, processors: list[PostProcessor]) -> None:
+        self.steps = list(processors)
 
     def added_tokens(self, is_pair: bool) -> int:
         return sum(step.added_tokens(is_pair) for step in self.steps)

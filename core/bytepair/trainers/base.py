@@ -23,7 +23,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-__all__ = ["Trainer"]
+__all__ = ["Trainer", "ignore_unknown"]
+
+
+def ignore_unknown(options: Mapping[str, Any], trainer: str) -> None:
+    """HF's trainers take any keyword and ignore (and print) those they do not know; so do these,
+    with a warning naming each (``BpeTrainer(progress_format=...)`` in a ``WordPieceTrainer`` ...)."""
+    import warnings
+
+    for name in options:
+        warnings.warn(f"{trainer}: ignored unknown kwargs option {name!r}", stacklevel=3)
 
 
 class Trainer(Protocol):

@@ -34,6 +34,7 @@ from ..errors import TrainingError
 from ..models.bpe.merges_model import BPEModel
 from ..models.vocabulary import DEFAULT_TRAINERS
 from ..models.wordpiece import WordPiece
+from .base import ignore_unknown
 from .pair_queue import learn_merges, merge_list
 from .progress import Reporter
 
@@ -62,14 +63,21 @@ def _count(value: Any, name: str, minimum: int) -> int:
 class BpeTrainer:
     """HF's ``trainers.BpeTrainer(vocab_size=30000, min_frequency=0, show_progress=True, special_tokens=[],
     limit_alphabet=None, initial_alphabet=[], continuing_subword_prefix=None, end_of_word_suffix=None,
-    max_token_length=None)``."""
+    max_token_length=None, progress_format="indicatif")``; other keywords are ignored with a warning, as HF
+    ignores them."""
 
     family = "BPE"
 
     def __init__(self, vocab_size: int = 30000, min_frequency: int = 0, show_progress: bool = True,
                  special_tokens: Sequence[Any] = (), limit_alphabet: int | None = None,
                  initial_alphabet: Sequence[str] = (), continuing_subword_prefix: str | None = None,
-                 end_of_word_suffix: str | None = None, max_token_length: int | None = None) -> None:
+                 end_of_word_suffix: str | None = None, max_token_length: int | None = None,
+                 progress_format: str = "indicatif", **unknown: Any) -> None:
+        ignore_unknown(unknown, type(self).__name__)
+        if not isinstance(progress_format, str):
+            raise TrainingError(f"progress_format must be a string (\"indicatif\", \"json\", \"silent\"), not {progress_format!r}")
+        self.progress_format = progress_format
+        """Accepted for HF code; progress goes to tqdm or a callback here (``progress.py``)."""
         self.vocab_size = _count(vocab_size, "vocab_size", 0)
         self.min_frequency = _count(min_frequency, "min_frequency", 0)
         self.show_progress = bool(show_progress)
@@ -177,7 +185,8 @@ class WordPieceTrainer(BpeTrainer):
     def __init__(self, vocab_size: int = 30000, min_frequency: int = 0, show_progress: bool = True,
                  special_tokens: Sequence[Any] = (), limit_alphabet: int | None = None,
                  initial_alphabet: Sequence[str] = (), continuing_subword_prefix: str = "##",
-                 end_of_word_suffix: str | None = None) -> None:
+                 end_of_word_suffix: str | None = None, **unknown: Any) -> None:
+        ignore_unknown(unknown, "WordPieceTrainer")  # (HF's ignores progress_format too)
         super().__init__(vocab_size, min_frequency, show_progress, special_tokens, limit_alphabet, initial_alphabet,
                          continuing_subword_prefix, end_of_word_suffix)
 

@@ -37,6 +37,7 @@ from ..models.unigram import model as unigram_model
 from ..models.unigram.lattice import UNK_PENALTY, PieceTable, best_path, lattice_nodes, walk_back
 from ..models.unigram.model import Unigram
 from ..models.unigram.sampling import nbest_paths
+from .base import ignore_unknown
 from .bpe_trainer import special_token_strings
 from .progress import Reporter
 from .unigram_seed import seed_pieces
@@ -139,7 +140,9 @@ class UnigramTrainer:
 
     def __init__(self, vocab_size: int = 8000, show_progress: bool = True, special_tokens: Sequence[Any] = (),
                  shrinking_factor: float = 0.75, unk_token: str | None = None, max_piece_length: int = 16,
-                 n_sub_iterations: int = 2, initial_alphabet: Iterable[str] = (), seed_size: int = 1_000_000) -> None:
+                 n_sub_iterations: int = 2, initial_alphabet: Iterable[str] = (), seed_size: int = 1_000_000,
+                 **unknown: Any) -> None:
+        ignore_unknown(unknown, "UnigramTrainer")
         for name, value in (("vocab_size", vocab_size), ("max_piece_length", max_piece_length),
                             ("n_sub_iterations", n_sub_iterations), ("seed_size", seed_size)):
             if type(value) is not int or value < 0:

@@ -19,6 +19,7 @@ from typing import Any
 from ..errors import TrainingError
 from ..models.vocabulary import DEFAULT_TRAINERS
 from ..models.wordlevel import WordLevel
+from .base import ignore_unknown
 from .bpe_trainer import special_token_strings
 
 __all__ = ["WordLevelTrainer"]
@@ -30,7 +31,8 @@ class WordLevelTrainer:
     family = "WordLevel"
 
     def __init__(self, vocab_size: int = 30000, min_frequency: int = 0, show_progress: bool = True,
-                 special_tokens: Sequence[Any] = ()) -> None:
+                 special_tokens: Sequence[Any] = (), **unknown: Any) -> None:
+        ignore_unknown(unknown, "WordLevelTrainer")
         for name, value in (("vocab_size", vocab_size), ("min_frequency", min_frequency)):
             if type(value) is not int or value < 0:
                 raise TrainingError(f"{name} must be an int >= 0, not {value!r}")
