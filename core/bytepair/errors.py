@@ -23,6 +23,7 @@ __all__ = [
     "InputTooLargeError",
     "TemplateError",
     "TemplateLimitError",
+    "TokenIdOverflowError",
     "TrainingError",
     "UnknownEncodingError",
     "UnknownModelError",
@@ -72,6 +73,11 @@ class UnknownModelError(BytepairError, _PlainMessageKeyError):
 
 class InvalidTokenError(BytepairError, _PlainMessageKeyError, ValueError):
     """A token id (or token bytes) is not in the vocabulary, or is not an integer."""
+
+
+class TokenIdOverflowError(InvalidTokenError, OverflowError):
+    """A token id outside HF's ids (unsigned 32-bit: negative, or 2**32 and above) given to the HF
+    face: an ``OverflowError`` as HF ``tokenizers`` raises, and an :class:`InvalidTokenError`."""
 
 
 class InvalidInputError(BytepairError, TypeError):

@@ -29,7 +29,7 @@ from typing import Any, Literal
 from .added_tokens.vocabulary import AddedToken, AddedVocabulary
 from .decoders import Decoder
 from .decoders.decode_stream import DecodeStream
-from .errors import COUNT_ADVICE, DECODE_ADVICE, ENCODE_ADVICE, InvalidInputError, InvalidTokenError, sized, too_large
+from .errors import COUNT_ADVICE, DECODE_ADVICE, ENCODE_ADVICE, InvalidInputError, InvalidTokenError, TokenIdOverflowError, sized, too_large
 from .llm.chat_template import apply_chat_template
 from .models.bpe.merge import check_dropout
 from .normalizers import Normalizer
@@ -130,10 +130,13 @@ class Tokenizer(TokenizerStages, TokenizerFiles, TokenizerStreams, TokenizerBatc
         return self.pipeline.token_to_id(token)
 
     def id_to_token(self, token_id: int) -> str | None:
-        """The token of ``token_id``, None past the vocabulary; a negative id or a non-integer is an
-        :class:`InvalidTokenError` (HF raises too: ids are unsigned)."""
-        if isinstance(token_id, bool) or not isinstance(token_id, int) or token_id < 0:
+        """The token of ``token_id``, None past the vocabulary; a non-integer is an
+        :class:`InvalidTokenError`, a negative id or one from 2**32 a :class:`TokenIdOverflowError`
+        (also an ``OverflowError``, as HF raises: its ids are unsigned 32-bit)."""
+        if isinstance(token_id, bool) or not isinstance(token_id, int):
             raise InvalidTokenError(f"token ids are integers from 0, not {token_id!r}")
+        if not 0 <= token_id < 2**32:
+            raise TokenIdOverflowError(f"token ids are integers from 0 to 2**32 - 1, not {token_id!r}")
         return self.pipeline.id_to_token(token_id)
 
     def get_vocab(self, with_added_tokens: bool = True) -> dict[str, int]:
@@ -424,7 +427,8 @@ class Tokenizer(TokenizerStages, TokenizerFiles, TokenizerStreams, TokenizerBatc
     def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str:
         """Text of ``ids`` through the decoder (HF's semantics: special tokens skipped by default;
         ids past the vocabulary, which a model's padded embedding lets sampling pick, skipped too).
-        A negative id or a non-integer raises :class:`InvalidTokenError`."""
+        A non-integer raises :class:`InvalidTokenError`, a negative id or one from 2**32
+        :class:`TokenIdOverflowError` (an ``OverflowError`` too, as HF's)."""
         try:
             tokens = self.pipeline.tokens_of(ids, skip_special_tokens, self.get_vocab_size)
             return " ".join(tokens) if self.decoder is None else self.decoder.decode(tokens)

@@ -22,7 +22,7 @@ from itertools import chain
 from typing import Any
 
 from ..added_tokens.vocabulary import AddedVocabulary
-from ..errors import InvalidInputError, InvalidTokenError
+from ..errors import InvalidInputError, InvalidTokenError, TokenIdOverflowError
 from ..pre_tokenizers import Metaspace, PreTokenizer
 from ..pre_tokenizers import Sequence as PreSequence
 from ..processors.base import Piecewise
@@ -242,10 +242,10 @@ class TokenizerPipeline:
             token = self.added.decoded_form(token_id, self.normalizer)
             if token is None:
                 token = self.id_to_token(token_id)
-            if token is None and token_id >= 0:
+            if token is None and 0 <= token_id < 2**32:
                 continue  # as HF does: a model's embedding often has rows past its vocabulary, which sampling may pick
-            if token is None:
-                raise InvalidTokenError(
+            if token is None:  # negative or past HF's unsigned 32-bit ids: an OverflowError, as HF's
+                raise TokenIdOverflowError(
                     f"{token_id!r} at position {position} is not a token id of this tokenizer "
                     f"(vocabulary size {vocab_size()}); check that the ids come from this tokenizer"
                 )
