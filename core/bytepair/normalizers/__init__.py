@@ -2,7 +2,7 @@
 
 Every normalizer returns the new text and, for offsets, where each of its characters came from
 (``base.py``); the components are in ``unicode.py`` (NFC, NFD, NFKC, NFKD) and ``text.py`` (Strip,
-Replace, Prepend, Lowercase, StripAccents), under HF's names. Built by :func:`normalizer_from_json`,
+Replace, Prepend, Lowercase, StripAccents, Nmt), under HF's names. Built by :func:`normalizer_from_json`,
 the one factory of this stage.
 
 >>> norm = normalizer_from_json({"type": "Sequence", "normalizers": [{"type": "Prepend", "prepend": "▁"},
@@ -22,10 +22,10 @@ from .base import Normalizer, Sequence
 from .bert import BertNormalizer
 from .byte_level import ByteLevel
 from .precompiled import Precompiled
-from .text import Lowercase, Prepend, Replace, Strip, StripAccents
+from .text import Lowercase, Nmt, Prepend, Replace, Strip, StripAccents
 from .unicode import NFC, NFD, NFKC, NFKD, UnicodeNormalizer
 
-__all__ = ["BertNormalizer", "ByteLevel", "NFC", "NFD", "NFKC", "NFKD", "Lowercase", "Normalizer", "Precompiled", "Prepend", "Replace", "Sequence", "Strip",
+__all__ = ["BertNormalizer", "ByteLevel", "NFC", "NFD", "NFKC", "NFKD", "Lowercase", "Nmt", "Normalizer", "Precompiled", "Prepend", "Replace", "Sequence", "Strip",
            "StripAccents", "UnicodeNormalizer", "normalizer_from_json"]
 
 
@@ -41,6 +41,7 @@ _FACTORIES: dict[str, Callable[[dict[str, Any], str], Normalizer]] = {
     "NFKD": lambda o, w: NFKD(),
     "Lowercase": lambda o, w: Lowercase(),
     "StripAccents": lambda o, w: StripAccents(),
+    "Nmt": lambda o, w: Nmt(),
     "Strip": lambda o, w: Strip(bool(o.get("strip_left", True)), bool(o.get("strip_right", True))),
     "Replace": _replace,
     "Prepend": lambda o, w: Prepend(str(o.get("prepend", ""))),

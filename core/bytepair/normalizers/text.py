@@ -15,7 +15,7 @@ from ..pre_tokenizers.pattern.safety import check_length, check_pattern
 from ..pre_tokenizers.pattern.translate import translate
 from .base import Alignment, Normalizer, PerCharacter, identity_alignment
 
-__all__ = ["Lowercase", "Prepend", "Replace", "Strip", "StripAccents"]
+__all__ = ["Lowercase", "Nmt", "Prepend", "Replace", "Strip", "StripAccents"]
 
 
 class Strip(Normalizer):
@@ -114,3 +114,26 @@ class StripAccents(PerCharacter):
 
     def __init__(self) -> None:
         super().__init__("StripAccents", _strip_accents)
+
+
+_NMT_TABLE: dict[int, str | None] = {
+    **{c: None for c in (*range(0x01, 0x09), 0x0B, *range(0x0E, 0x20), 0x7F, 0x8F, 0x9F)},
+    **{c: " " for c in (0x09, 0x0A, 0x0C, 0x0D, 0x1680, *range(0x200B, 0x2010), 0x2028, 0x2029, 0x2581, 0xFEFF, 0xFFFD)},
+}
+"""HF's ``do_nmt`` (``normalizers/unicode.rs``): ASCII controls but tab, newlines and form feed removed
+(and U+008F, U+009F), and code points SentencePiece counts as whitespace made a space."""
+
+
+class Nmt(PerCharacter):
+    """SentencePiece's ``nmt`` rules as HF's ``normalizers.Nmt()``: control characters removed, other
+    spaces (tab, newlines, U+200B-U+200F, U+2028/9, U+2581 ``▁``, BOM, U+FFFD) made " ".
+
+    >>> Nmt().normalize("a\\tb\\x01c\\u200bd")
+    'a bc d'
+    """
+
+    def __init__(self) -> None:
+        super().__init__("Nmt", lambda ch: ch.translate(_NMT_TABLE))
+
+    def normalize(self, text: str) -> str:
+        return text.translate(_NMT_TABLE)
