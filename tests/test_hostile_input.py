@@ -51,11 +51,18 @@ def tiny(pattern: str | None = "\\s+|\\S+", vocab: dict[str, int] | None = None,
 CATASTROPHIC = [
     "(a*)*b", "(a+)+b", "(a|a)*b", "(a|ab)*c", "(?:a|ab)+c", "(a?)+b", "(\\w+\\s?)*$", "(x+x+)+y", "(.*a){2,}x",
     "(a|b|ab)*c", "([a-z]+)*$", "(\\d+)*x", "^(a+)+$", "(?:\\s*,)*\\s*$", "((ab)*)*c", "(a{1,3}){1,5}b", "(?=(a+)+b)a",
-    "(?:x(?:a{1,3})+|y)z", "(?!(a|a)*$)",
+    "(?:x(?:a{1,3})+|y)z", "(?!(a|a)*$)", "(?>(a*)*b)", "(?:(a*)*b)*+", "x(?>(a|a)*y)", "(?>(?:a|ab)+c)d",
 ]
-"""Patterns with a repeat inside a repeat or a repeated choice whose branches start alike."""
+"""Patterns with a repeat inside a repeat or a repeated choice whose branches start alike, also
+inside an atomic group or a possessive repeat (which give nothing back outside, but backtrack inside
+until their first match: ``(?>(a*)*b)`` took 1.1 s on 22 characters, doubling with each)."""
+POLYNOMIAL = ["a*a*a*a*a*a*b", "a*a*b", "(?:a*)(?:a*)b", "\\s*[\\r\\n]+x", "a*a+$", "a*?a*?b", "\\w+\\w+x", "[^b]*a*b",
+              "a*[ab]a*c", "a*(?:a*)?b", "a*(?:a*|x)b", "(a*)(a+)$", "(?>a*a*b)", "a*a*+c", "a*(?=a*b)", "a*(?:a*b)+", "a*(?>a*)c"]
+"""Two unbounded repeats that can share a run of text, before a part that can fail: n**(k-1) ways per
+start for k of them (``a*a*a*a*a*a*b`` took 1.7 s to fail on 36 characters, 2.4 s on 50 in the audit)."""
 SAFE = ["\\s+|\\S+", "(?:ab)+c", "(?:a|b)*c", "a*b*c", "(?>a+)+b", "(?:a*+)*b", "[^\\s]+", "\\p{L}+|\\p{N}{1,3}", "'(?:s|t|re)",
-        "a{1,3}+", "x|(a+)+", "(?:a|ab)+"]
+        "a{1,3}+", "x|(a+)+", "(?:a|ab)+", "a*ba*c", "\\p{L}+\\p{N}+x", "a*+a*b", "(?>a*)a*b", "\\s*[\\r\\n]+",
+        "(?>a|ab)*c", "(?:a*|a+)b", "x(?>(a|a)*)y", "a*a*a*", "[a-z]*[0-9]*x"]
 """Patterns the check must let through (nothing inside a repeat can give back). Some still take
 quadratic time where they fail (``a*b*c`` on a run of ``a``): as Oniguruma does, short of its
 literal-first shortcuts; the check is about exponential time, which never ends."""
@@ -68,6 +75,14 @@ def test_a_catastrophic_split_pattern_is_refused_at_load(pattern: str) -> None:
         Tokenizer.from_str(tiny(pattern))
     assert time.perf_counter() - start < 1.0
     assert "pre_tokenizer" in str(caught.value)  # where in the file
+
+
+@pytest.mark.parametrize("pattern", POLYNOMIAL)
+def test_repeats_side_by_side_that_share_text_are_refused_at_load(pattern: str) -> None:
+    start = time.perf_counter()
+    with pytest.raises(UnsupportedPatternError, match=re.escape(repr(pattern)) + ".*high power of the text's length"):
+        Tokenizer.from_str(tiny(pattern))
+    assert time.perf_counter() - start < 1.0
 
 
 @pytest.mark.parametrize("pattern", SAFE)
@@ -146,11 +161,13 @@ def test_a_repeat_of_a_repeat_is_always_refused(left: str, right: str, outer: st
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(["a", "b", "ab", "ba", "aa", "[ab]", "\\s", "a?", "x"]), min_size=1, max_size=4),
-       st.sampled_from(["*", "+", "{1,40}", "*?"]), st.booleans())
-def test_what_the_check_lets_through_never_backtracks_exponentially(parts: list[str], outer: str, choice: bool) -> None:
+       st.sampled_from(["*", "+", "{1,40}", "*?"]), st.booleans(), st.sampled_from(["{}", "(?>{})", "(?>{}c)", "(?:{}c)*+"]))
+def test_what_the_check_lets_through_never_backtracks_exponentially(parts: list[str], outer: str, choice: bool,
+                                                                     wrap: str) -> None:
     """Soundness: a repeat of a sequence or a choice, passed by the check, fails on 32 characters in
-    well under a second (2**32 steps, were it exponential, would take minutes)."""
-    pattern = _repeat("|".join(parts) if choice else "".join(parts), outer) + "c"
+    well under a second (2**32 steps, were it exponential, would take minutes); also inside an atomic
+    group or a possessive repeat, which backtrack inside as much as outside."""
+    pattern = wrap.format(_repeat("|".join(parts) if choice else "".join(parts), outer)) + "c"
     try:
         check_pattern(pattern, "p")
     except UnsupportedPatternError:
@@ -160,6 +177,27 @@ def test_what_the_check_lets_through_never_backtracks_exponentially(parts: list[
         start = time.perf_counter()
         compiled.search(text)
         assert time.perf_counter() - start < 1.0, (pattern, text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["a", "b", "[ab]", "\\s", "x", "(?:ab)", "[^x]"]),
+                          st.sampled_from(["", "*", "+", "?", "*?", "*+", "{0,3}", "{2,}"])), min_size=2, max_size=5),
+       st.sampled_from(["c", "$", "(?!a)", ""]))
+def test_what_the_check_lets_through_is_at_most_quadratic(parts: list[tuple[str, str]], end: str) -> None:
+    """Soundness of the side-by-side rule: a sequence of repeats the check passes scans 2,000
+    characters (every start position, as a Split does) within 2 s (quadratic: ~2e6 steps, some
+    0.1 s); a cubic one would do some 10**9 steps."""
+    pattern = "".join(atom + quantifier for atom, quantifier in parts) + end
+    try:
+        check_pattern(pattern, "p")
+    except UnsupportedPatternError:
+        return
+    compiled = re.compile(pattern)
+    for text in ("a" * 2000, "ab" * 1000, " a" * 1000, "b" * 2000, "a" * 1999 + "x"):
+        start = time.perf_counter()
+        for _ in compiled.finditer(text):
+            pass
+        assert time.perf_counter() - start < 2.0, (pattern, text[:4])
 
 
 # ---------------------------------------------------------------- ids past 32 bits
