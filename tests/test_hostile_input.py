@@ -250,6 +250,46 @@ def test_a_small_byte_limit_holds_too() -> None:
         assert cache.packed.bytes <= 64 << 10 and cache.bytes <= 64 << 10
 
 
+# ---------------------------------------------------------------- normalizer memos
+def _every_character(chunk: int = 2000) -> list[str]:
+    """The code points from U+0020 to U+12FFF (surrogates left out), in chunks: 75,744 distinct
+    characters, more than a memo's 65,536 entries."""
+    chars = [chr(c) for c in range(0x20, 0x13000) if not 0xD800 <= c < 0xE000]
+    return ["".join(chars[i:i + chunk]) for i in range(0, len(chars), chunk)]
+
+
+def test_normalizer_memos_are_bounded_in_bytes_and_emptied_by_the_cache_clear() -> None:
+    """A Precompiled and a BertNormalizer (in a Sequence, as a tokenizer.json has them) fed every
+    character keep under 24 MB of memos (their entry and character caps), and the tokenizer's one
+    ``engine.cache.clear()`` gives it all back."""
+    import tracemalloc
+
+    from bytepair.formats.charsmap import CharsMap
+    from bytepair.normalizers import BertNormalizer, Precompiled, Sequence
+
+    blob = CharsMap.build({"™": "TM", "ｶ": "カ", "e\u0301": "é", "ﬃ": "ffi", "Ⅻ": "XII", "·": ""})
+    tok = Tokenizer.from_str(tiny())
+    tok.normalizer = Sequence([Precompiled(blob), BertNormalizer()])
+    texts = _every_character()
+    tracemalloc.start()
+    try:
+        tok.engine.cache.clear()
+        base = tracemalloc.get_traced_memory()[0]
+        most = 0
+        for text in texts:
+            tok.normalizer.normalize(text)
+            tok.normalizer.normalize_aligned(text)
+            most = max(most, tracemalloc.get_traced_memory()[0] - base)
+        held = tracemalloc.get_traced_memory()[0] - base
+        tok.engine.cache.clear()
+        after = tracemalloc.get_traced_memory()[0] - base
+    finally:
+        tracemalloc.stop()
+    assert most < 24 << 20, f"the memos grew to {most / 2**20:.1f} MB"
+    assert held > 1 << 20  # they did fill (else the test proves nothing)
+    assert after < 1 << 20, f"{after / 2**20:.1f} MB left after clear()"
+
+
 # ---------------------------------------------------------------- out of memory, in words
 @pytest.mark.parametrize("call, words", [
     (lambda enc: enc.encode("x" * 1000), "encoding 1,000 characters: count tokens with count\\(\\)"),

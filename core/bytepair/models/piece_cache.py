@@ -9,6 +9,7 @@ lets memory grow with the input.
 from __future__ import annotations
 
 from array import array
+from collections.abc import Callable
 from typing import Any
 
 from .bpe.long_pieces import LONG_PIECE_CHARS
@@ -60,6 +61,7 @@ class PieceCache(dict[str, tuple[int, ...]]):
         """The entries' size so far, by ``entry_bytes``: past ``max_bytes`` the cache is emptied."""
         self._encode = model.encode_piece
         self._clear_memos = getattr(model, "clear_memos", None)
+        self._also_clear: list[Callable[[], None]] = []
         make_long = getattr(model, "long_piece_encoder", None)
         self._long = make_long(self) if make_long is not None else None
         self.packed = PackedPieceCache(self)
@@ -108,6 +110,14 @@ class PieceCache(dict[str, tuple[int, ...]]):
             self._long.clear()
         if self._clear_memos is not None:
             self._clear_memos()
+        for clear in self._also_clear:
+            clear()
+
+    def also_clear(self, clear: Callable[[], None]) -> None:
+        """Have :meth:`clear` call ``clear`` too: what the stages around the model remember (a
+        tokenizer's normalizer memos, ``TokenizerPipeline.clear_memos``)."""
+        if clear not in self._also_clear:
+            self._also_clear.append(clear)
 
     def __missing__(self, piece: str) -> tuple[int, ...]:
         if len(piece) > LONG_PIECE_CHARS:

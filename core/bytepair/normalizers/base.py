@@ -38,6 +38,10 @@ class Normalizer:
     def normalize_aligned(self, text: str) -> tuple[str, Alignment | None]:
         raise NotImplementedError
 
+    def clear_memos(self) -> None:
+        """Forget what this normalizer remembers of the text it has seen (none here; Precompiled and
+        BertNormalizer keep bounded memos). A tokenizer's ``engine.cache.clear()`` calls it."""
+
     def to_json(self) -> dict[str, Any]:
         raise NotImplementedError
 
@@ -71,6 +75,10 @@ class Sequence(Normalizer):
 
     def __init__(self, normalizers: list[Normalizer]) -> None:
         self.steps = list(normalizers)
+
+    def clear_memos(self) -> None:
+        for step in self.steps:
+            step.clear_memos()
 
     def normalize(self, text: str) -> str:
         for step in self.steps:

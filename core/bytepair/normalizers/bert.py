@@ -74,6 +74,10 @@ class _Tables:
 
 
 _TABLES = _Tables()
+
+MEMO_ENTRIES = 1 << 16
+"""Characters whose normalization a :class:`BertNormalizer` remembers before it empties its memo:
+one character each, mapped to a few (NFD, lower case), a few MB at most (a test measures it full)."""
 """Changed before ``str.lower``: capital sigma as one character (``str.lower`` alone gives a final
 sigma at a word's end; HF lower-cases each character on its own), and HF's newer mappings."""
 
@@ -147,13 +151,17 @@ class BertNormalizer(Normalizer):
             text = text.lower()
         return text
 
+    def clear_memos(self) -> None:
+        """Forget the memo of each character's normalization (a tokenizer's ``engine.cache.clear()`` calls it)."""
+        self._memo.clear()
+
     def normalize_aligned(self, text: str) -> tuple[str, Alignment | None]:
         """Each step maps a character on its own, but for NFD's reordering of combining marks across
         characters: so when the text normalized whole equals its characters normalized one by one
         (memoized), each output character aligns with the character it came from, and the steps
         need not run one by one (``_reference_normalize_aligned``; tests hold the two equal)."""
         memo = self._memo
-        if len(memo) > 1 << 16:  # bounded: a text of every character must not keep them all
+        if len(memo) >= MEMO_ENTRIES:  # bounded: a text of every character must not keep them all
             memo.clear()
         outs = [memo.get(ch) or memo.setdefault(ch, self.normalize(ch) or "") for ch in text]
         joined = "".join(outs)

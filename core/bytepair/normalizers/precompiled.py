@@ -88,6 +88,14 @@ def walk(tags: list[tuple[str, int]], n_input: int) -> Alignment:
     return align
 
 
+MEMO_ENTRIES = 1 << 16
+"""Entries each memo of a :class:`Precompiled` keeps before it is emptied."""
+MEMO_CHARS = 1 << 20
+"""Characters (keys and values) the chunk memo keeps before it is emptied; the window patterns'
+keys keep a sixteenth of that. With ``MEMO_ENTRIES`` this bounds them in bytes (a test measures
+them full: a few MB)."""
+
+
 class Precompiled(Normalizer):
     """``normalizers.Precompiled(precompiled_charsmap)`` as HF (the blob as bytes or base64 text)."""
 
@@ -95,23 +103,39 @@ class Precompiled(Normalizer):
         blob = base64.b64decode(precompiled_charsmap) if isinstance(precompiled_charsmap, str) else bytes(precompiled_charsmap)
         self.charsmap = CharsMap(blob)
         self._memo: dict[str, str | None] = {}
+        self._memo_chars = 0
         self._starts: dict[str, bool] = {}
         self._joins: dict[str, bool] = {}
         self._patterns: dict[str, re.Pattern[str]] = {}
+        self._pattern_chars = 0
+
+    def clear_memos(self) -> None:
+        """Forget every memo (what each chunk becomes, which characters begin or join a rule, the
+        compiled window patterns): each is bounded (``MEMO_ENTRIES``, ``MEMO_CHARS``), and this
+        empties them all (a tokenizer's ``engine.cache.clear()`` calls it)."""
+        for memo in (self._memo, self._starts, self._joins, self._patterns):
+            memo.clear()
+        self._memo_chars = self._pattern_chars = 0
 
     def _transform(self, chunk: str) -> str | None:
         found = self._memo.get(chunk, self)
         if found is self:
             matches = self.charsmap.prefix_matches(chunk.encode("utf-8", "surrogatepass"), 0, stop_at_zero=True)
-            found = self._memo[chunk] = self.charsmap.rewrite(matches[0][1]) if matches else None
-            if len(self._memo) > 100_000:
+            found = self.charsmap.rewrite(matches[0][1]) if matches else None
+            size = len(chunk) + len(found or "")
+            if len(self._memo) >= MEMO_ENTRIES or self._memo_chars + size > MEMO_CHARS:
                 self._memo.clear()
+                self._memo_chars = 0
+            self._memo[chunk] = found
+            self._memo_chars += size
         return found  # type: ignore[return-value]
 
     def _dirty(self, text: str) -> list[str]:
         """The characters of ``text`` that begin some rule (the others pass through unchanged)."""
         memo = self._starts
         out = []
+        if len(memo) > MEMO_ENTRIES:  # one entry per distinct character seen: bounded too
+            memo.clear()
         for ch in set(text):
             found = memo.get(ch)
             if found is None:
@@ -125,8 +149,10 @@ class Precompiled(Normalizer):
         key = "".join(sorted(dirty))
         pattern = self._patterns.get(key)
         if pattern is None:
-            if len(self._patterns) > 256:
+            if len(self._patterns) > 256 or self._pattern_chars + len(key) > MEMO_CHARS // 16:
                 self._patterns.clear()
+                self._pattern_chars = 0
+            self._pattern_chars += len(key)
             pattern = self._patterns[key] = re.compile("[" + "".join(map(_class_char, key)) + "]")
         n = len(text)
         windows: list[tuple[int, int]] = []
@@ -170,6 +196,8 @@ class Precompiled(Normalizer):
         """Where every grapheme of ``text`` is one character (no combining mark, joiner or CR), the
         rewrite of each character that has one (for ``str.translate``); None otherwise."""
         memo = self._joins
+        if len(memo) > MEMO_ENTRIES:
+            memo.clear()
         for ch in set(text):
             joins = memo.get(ch)
             if joins is None:

@@ -49,6 +49,14 @@ class TokenizerPipeline:
         self.skip_special = False
         self._metaspaces = _metaspaces(pre_tokenizer)
         self._token_strings = _IdStrings(self.id_to_token)
+        engine.cache.also_clear(self.clear_memos)
+
+    def clear_memos(self) -> None:
+        """Empty the normalizer's memos (``engine.cache.clear()`` calls this: one clear empties
+        every cache of the tokenizer)."""
+        clear = getattr(self.normalizer, "clear_memos", None)
+        if clear is not None:
+            clear()
 
     def set_stage(self, *, normalizer: Any = ..., pre_tokenizer: Any = ..., model: Any = ...) -> None:
         """Replace a stage (the others stay); the engine is rebuilt around the pre-tokenizer and the
@@ -63,6 +71,7 @@ class TokenizerPipeline:
             self._token_strings = _IdStrings(self.id_to_token)
         if pre_tokenizer is not ... or model is not ...:
             self.engine = Engine(self.model, self.pre_tokenizer)
+            self.engine.cache.also_clear(self.clear_memos)
 
     # ---------------------------------------------------------------- vocabulary
     def token_to_id(self, token: str) -> int | None:
