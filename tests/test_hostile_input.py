@@ -240,6 +240,80 @@ def test_the_packed_piece_cache_stays_under_its_byte_limit_over_300k_new_pieces(
     assert (len(cache), cache.bytes, len(cache.packed), cache.packed.bytes) == (0, 0, 0, 0)
 
 
+def _long_cjk_pieces(count: int, seed: int) -> str:
+    """``count`` distinct pieces of a space and 200 random CJK characters (o200k_base keeps each
+    whole: ~385 ids, ~3.9 KB in the cache and ~2.4 KB packed), the text that once grew RSS to 701 MB."""
+    import random
+
+    rng = random.Random(seed)
+    return "".join(" " + "".join(chr(rng.randrange(0x4E00, 0xA000)) for _ in range(200)) for _ in range(count))
+
+
+def test_long_new_pieces_reach_the_byte_limit_before_the_entry_limit() -> None:
+    """The fast variant of the soak below: 200-character pieces fill a 1 MB cache by bytes (some
+    260 entries of its 262,144), and it never holds more, packed or not."""
+    enc = bytepair.get_encoding("o200k_base")
+    cache = enc.engine.cache
+    limit, cache.max_bytes = cache.max_bytes, 1 << 20
+    try:
+        cache.clear()
+        most = most_packed = emptied = 0
+        for block in range(8):
+            before = len(cache)
+            enc.encode_to_array(_long_cjk_pieces(100, block))
+            emptied += len(cache) < before
+            assert cache.bytes <= cache.max_bytes and cache.packed.bytes <= cache.max_bytes
+            most, most_packed = max(most, cache.bytes), max(most_packed, cache.packed.bytes)
+        # The byte limit was reached (looked at after each block of 100 pieces, ~390 KB) ...
+        assert emptied >= 1 and most > (1 << 20) - (400 << 10), (emptied, most)
+        assert len(cache) < cache.max_entries // 100  # ... long before the entry limit
+        assert most_packed > (1 << 20) // 3, most_packed
+    finally:
+        cache.max_bytes = limit
+        cache.clear()
+
+
+_LONG_PIECES_RSS = """
+import sys
+sys.path.insert(0, sys.argv[1])
+sys.path.insert(0, sys.argv[2])
+import bytepair
+from tests.test_hostile_input import _long_cjk_pieces
+
+def rss_mb(field):
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith(field)) >> 10
+
+enc = bytepair.get_encoding("o200k_base")
+cache = enc.engine.cache
+enc.encode_to_array(_long_cjk_pieces(10, 99))
+texts = [_long_cjk_pieces(1000, block) for block in range(30)]
+start = rss_mb("VmRSS:")
+most = emptied = 0
+for text in texts:
+    before = len(cache)
+    enc.encode_to_array(text)
+    emptied += len(cache) < before
+    assert cache.bytes <= cache.max_bytes and cache.packed.bytes <= cache.max_bytes
+    most = max(most, cache.bytes)
+print(start, rss_mb("VmHWM:"), rss_mb("VmRSS:"), most, cache.max_bytes, emptied, len(cache))
+"""
+
+
+@pytest.mark.soak
+@pytest.mark.skipif(sys.platform != "linux", reason="/proc/self/status")
+def test_long_new_pieces_at_the_default_limits_keep_rss_bounded() -> None:
+    """30,000 new 200-character CJK pieces through encode_to_array at the default limits (48 MB):
+    the byte limit is reached (the cache is emptied), and RSS grows by under 200 MB (it grew
+    644 MB before the byte limit). A few minutes: ``make soak``."""
+    result = subprocess.run([sys.executable, "-c", _LONG_PIECES_RSS, str(ROOT / "core"), str(ROOT)],
+                            capture_output=True, text=True, timeout=1800, env={**os.environ, "PYTHONHASHSEED": "0"})
+    assert result.returncode == 0, result.stderr[-2000:]
+    start, peak, end, most, limit, emptied, entries = map(int, result.stdout.split())
+    assert emptied >= 1 and most > limit - (4 << 20), (most, limit, emptied)  # within one block of 1,000 pieces
+    assert peak - start < 200, f"RSS {start} -> {peak} MB (peak) -> {end} MB"
+
+
 def test_a_small_byte_limit_holds_too() -> None:
     from bytepair.models.piece_cache import PieceCache
 
