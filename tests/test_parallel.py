@@ -120,3 +120,19 @@ def test_other_threads_still_mean_spawn() -> None:
     finally:
         stop.set()
         other.join()
+
+
+def test_free_threaded_builds_share_the_work_with_threads(enc: bytepair.Encoding, always_parallel: None,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the GIL is off (parallel.free_threaded()), the workers are threads sharing the owner, and
+    the calling thread takes its share too: the same ids, decodes and order."""
+    monkeypatch.setattr(parallel, "free_threaded", lambda: True)
+    batch = ["hello world", "ünïcödé 🙂", "x" * 300, "", "<|endoftext|> text", "日本語のテキスト " * 20] * 5
+    pool = parallel.BatchPool(enc)
+    try:
+        ids = pool.map("encode_ordinary", batch, kind="ids", workers=2)
+        assert type(pool._executor).__name__ == "ThreadPoolExecutor"
+        assert ids == [enc.encode_ordinary(t) for t in batch]
+        assert pool.map("decode", ids, kind="str", workers=2) == [enc.decode(i) for i in ids]
+    finally:
+        pool.close(wait=True)

@@ -77,6 +77,18 @@ def test_tokenizer_json_against_hf(tmp_path: Path, corpus, small_chunks: None) -
     assert all_ids(tmp_path / "out") == expected
 
 
+def test_a_folder_and_its_bare_tokenizer_json_end_documents_alike(tmp_path: Path) -> None:
+    """One end-of-text rule: the vocabulary's document separator before the config's eos_token, which
+    for an instruct model (Qwen3: <|im_end|>) is the end of a chat turn."""
+    from bytepair.corpus import faces
+
+    folder = hf_folder("qwen3")
+    assert json.loads((folder / "tokenizer_config.json").read_text())["eos_token"] == "<|im_end|>"
+    in_folder = faces.resolve(tokenizer=folder)
+    bare = faces.resolve(tokenizer=folder / "tokenizer.json")
+    assert faces.end_of_text(in_folder) == faces.end_of_text(bare) == bare.token_to_id("<|endoftext|>")
+
+
 def test_changed_input_or_tokenizer_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "a.txt"
     path.write_text("some text")
@@ -135,7 +147,9 @@ def test_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     out = io.BytesIO()
     assert main(["encode-corpus", str(path), "-o", str(tmp_path / "out"), "--encoding", "gpt2", "--processes", "1"], stdout=out) == 0
     assert all_ids(tmp_path / "out") == [31373, 995, 50256]
-    assert "1 documents, 3 tokens (uint16) in 1 shards" in out.getvalue().decode()
+    summary = out.getvalue().decode()
+    assert "1 documents, 3 tokens (uint16) in 1 shards" in summary
+    assert " 0.0 MB/s" not in summary and " MB/s of input" in summary  # 11 bytes: a rate with its digits, not 0.0
     assert main(["encode-corpus", str(path), "-o", str(tmp_path / "out"), "--encoding", "r50k_base"]) == 1
     assert "the tokenizer changed" in capsys.readouterr().err
     assert main(["encode-corpus", str(path), "-o", str(tmp_path / "o2"), "--encoding", "no_such"]) == 2

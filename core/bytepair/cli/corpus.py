@@ -56,6 +56,6 @@ def run(args: argparse.Namespace, out: BinaryIO) -> int:
     megabytes = sum(record["bytes"] for record in manifest["inputs"]) / 1e6
     out.write((
         f"{sum(s['documents'] for s in shards):,} documents, {sum(s['tokens'] for s in shards):,} tokens "
-        f"({manifest['dtype']}) in {len(shards)} shards, {seconds:.1f} s ({megabytes / max(seconds, 1e-9):.1f} MB/s of input); "
+        f"({manifest['dtype']}) in {len(shards)} shards, {seconds:.2f} s ({megabytes / max(seconds, 1e-9):.3g} MB/s of input); "
         f"wrote {os.path.join(args.output, 'manifest.json')}\n").encode("utf-8"))
     return 0

@@ -4,8 +4,7 @@ document into ordinary ids: the parts of ``encode_corpus`` that know the two fac
 Why a module of its own: the rest of the corpus package works on ids and files only. Here:
 
 - ``encoding=`` (a name or an ``Encoding``) or ``tokenizer=`` (a ``tokenizer.json`` path, a folder
-  holding one, or a ``Tokenizer``) becomes a face, its end-of-text id (``<|endoftext|>`` for the
-  OpenAI encodings; a tokenizer's ``eos_token``, else the first of the usual names it has) and the
+  holding one, or a ``Tokenizer``) becomes a face, its end-of-text id (:func:`end_of_text`) and the
   smallest dtype that holds every id of its vocabulary;
 - a :class:`WorkerSpec` says how a worker loads it: an OpenAI encoding by name, any other face from a
   file written beside the shards (a ``Tokenizer`` as its ``to_str()``, an ``Encoding`` pickled), once
@@ -42,9 +41,8 @@ __all__ = ["DEFAULT_ENCODING", "EOT_NAMES", "WorkerSpec", "document_ids", "dtype
            "resolve", "worker_spec"]
 
 DEFAULT_ENCODING = "o200k_base"
-EOT_NAMES = ("<|endoftext|>", "<|end_of_text|>", "</s>", "<eos>", "<|eos|>", "<|end|>")
-"""End-of-text tokens looked for, in order, in a tokenizer whose ``tokenizer_config.json`` names no
-``eos_token``."""
+EOT_NAMES = ("<|endoftext|>", "<|end_of_text|>", "</s>", "<eos>", "<|eos|>", "<｜end▁of▁sentence｜>", "<|end|>")
+"""The usual names of a vocabulary's end-of-text (document separator) token, looked for in order."""
 
 Face = Encoding | Tokenizer
 
@@ -87,7 +85,14 @@ def identity(face: Face) -> dict[str, str]:
 
 
 def end_of_text(face: Face) -> int:
-    """The id that ends each document (see the module docstring)."""
+    """The id that ends each document: ``<|endoftext|>`` for the OpenAI encodings; for a tokenizer,
+    the first of :data:`EOT_NAMES` its vocabulary has, and only when it has none the ``eos_token``
+    its ``tokenizer_config.json`` names.
+
+    One rule, so that a tokenizer folder and its bare ``tokenizer.json`` give the same shards: an
+    instruct model's config names the end of a chat turn as ``eos_token`` (Qwen3's ``<|im_end|>``,
+    Llama 3 Instruct's ``<|eot_id|>``), not the separator of pretraining documents
+    (``<|endoftext|>``, ``<|end_of_text|>``), which a bare file (no config) would give."""
     if isinstance(face, Encoding):
         return face.eot_token
     names = list(EOT_NAMES)
@@ -95,7 +100,7 @@ def end_of_text(face: Face) -> int:
     if isinstance(eos, dict):
         eos = eos.get("content")
     if isinstance(eos, str):
-        names.insert(0, eos)
+        names.append(eos)
     for name in names:
         token_id = face.token_to_id(name)
         if token_id is not None:

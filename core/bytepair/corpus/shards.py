@@ -10,6 +10,10 @@ process that owns the folder to ids the workers wrote (``.parts/``), in document
   and a new one started;
 - a document longer than ``shard_tokens`` alone starts a new shard and fills as many as it needs.
 
+A shard's ``"documents"`` counts the documents that *end* in it, so the counts add up to the
+corpus's documents: a shard holding only the middle of a split document says ``0``, and the shard
+where that document ends counts it.
+
 A shard enters the manifest when it is closed (the manifest is replaced atomically), so after a
 kill the manifest lists only complete shards. A resumed run keeps those up to the last that ends
 with a document's end (its last id is the end-of-text id, which ordinary text never yields) and
