@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import compress
 from typing import Any
 
 from ..errors import TrainingError
@@ -66,17 +67,22 @@ def digamma(x: float) -> float:
     return result
 
 
-def _viterbi(begins: list[list[tuple[int, int, int, float]]], n: int) -> list[tuple[int, int, int]]:
-    """The best path through a word's nodes (``lattice.best_path``'s rule: strictly better only)."""
+Node = tuple[int, int, tuple[int, float]]
+"""A node of a word's lattice during training: ``(start, end, (id, score))``."""
+Spans = tuple[list[int], list[int], list[int]]
+"""A word's matches against the seeds: their starts, ends and seed ids, by start, shortest first."""
+
+
+def _viterbi(nodes: list[Node], n: int) -> list[tuple[int, int, int]]:
+    """The best path through a word's nodes, in start order (``lattice.best_path``'s rule: strictly
+    better only; a start's sum is final before its first node is read)."""
     score = [0.0] * (n + 1)
     back = [-1] * (n + 1)
     ids = [0] * (n + 1)
-    for start in range(n):
-        here = score[start]
-        for _, end, token_id, node_score in begins[start]:
-            candidate = node_score + here
-            if back[end] < 0 or candidate > score[end]:
-                score[end], back[end], ids[end] = candidate, start, token_id
+    for start, end, (token_id, node_score) in nodes:
+        candidate = node_score + score[start]
+        if back[end] < 0 or candidate > score[end]:
+            score[end], back[end], ids[end] = candidate, start, token_id
     return walk_back(back, ids, n)
 
 
@@ -91,6 +97,7 @@ class _Model:
         self.unk_score = min(scores, default=math.inf) - UNK_PENALTY
         self.entries = {p: (i, s) for i, (p, s) in enumerate(pieces) if i}
         self.table = PieceTable(self.entries)
+        self._lookup: list[tuple[int, float] | None] | None = None
 
     def nodes(self, text: str) -> list[list[tuple[int, int, int, float]]]:
         return lattice_nodes(text, self.table, 0, self.unk_score)
@@ -114,21 +121,32 @@ class _Model:
         return begins
 
 
-    def flat_nodes(self, spans: list[list[tuple[int, str]]]) -> list[tuple[int, int, int, float]]:
-        """:meth:`nodes_of_spans` as one list, by start (then length; the unknown node last)."""
-        get, unk_score = self.entries.get, self.unk_score
-        out = []
-        for start, here in enumerate(spans):
-            single = False
-            for end, piece in here:
-                found = get(piece)
-                if found is not None:
-                    out.append((start, end, found[0], found[1]))
-                    if end == start + 1:
-                        single = True
-            if not single:
-                out.append((start, start + 1, 0, unk_score))
+    def flat_nodes(self, text: str, spans: Spans, missing: set[str], seeds: list[str]) -> list[Node]:
+        """The nodes of ``text`` from its seed matches (``spans``; ``seeds``: the seed pieces by
+        id), by start (then length; the unknown node last). ``missing``: the characters no piece
+        of this model is (an unknown node where they stand, else none). Why ``compress``: each
+        round keeps fewer of the seeds, and the matches of those gone are dropped in C."""
+        if self._lookup is None:
+            self._lookup = list(map(self.entries.get, seeds))
+        starts, ends, ids = spans
+        found = list(map(self._lookup.__getitem__, ids))
+        if missing.isdisjoint(text):
+            return list(compress(zip(starts, ends, found), found))
+        unknown = [i for i, ch in enumerate(text) if ch in missing]
+        out: list[Node] = []
+        k = 0
+        unk = (0, self.unk_score)
+        for node in compress(zip(starts, ends, found), found):
+            while k < len(unknown) and unknown[k] < node[0]:
+                out.append((unknown[k], unknown[k] + 1, unk))
+                k += 1
+            out.append(node)  # type: ignore[arg-type]
+        out.extend((i, i + 1, unk) for i in unknown[k:])
         return out
+
+    def missing(self, chars: set[str]) -> set[str]:
+        """The characters of ``chars`` that no piece of this model is."""
+        return {ch for ch in chars if ch not in self.entries}
 
 
 class UnigramTrainer:
@@ -163,22 +181,24 @@ class UnigramTrainer:
 
     # ---------------------------------------------------------------- EM
     def e_step(self, model: _Model, sentences: list[tuple[str, int]],
-               spans: list[list[list[tuple[int, str]]]] | None = None) -> list[float]:
-        """Each piece's expected count over all sentences (``spans``: each sentence's seed matches).
+               spans: list[Spans] | None = None, seeds: list[str] | None = None) -> list[float]:
+        """Each piece's expected count over all sentences (``spans``: each sentence's seed matches,
+        ``seeds``: the seed pieces by id).
 
         Forward and backward sums run over the word's nodes in start order (forward) and its
         reverse (backward), each folded with HF's log-sum-exp as it comes, written out in the loop."""
         expected = [0.0] * len(model.pieces)
         exp, log = math.exp, math.log
+        missing = model.missing({ch for text, _ in sentences for ch in text}) if spans is not None else set()
         for k, (text, count) in enumerate(sentences):
             n = len(text)
-            if spans is None:
-                nodes = [node for here in model.nodes(text) for node in here]
+            if spans is None or seeds is None:
+                nodes = [(s, e, (i, score)) for here in model.nodes(text) for s, e, i, score in here]
             else:
-                nodes = model.flat_nodes(spans[k])
+                nodes = model.flat_nodes(text, spans[k], missing, seeds)
             alpha: list[float | None] = [None] * (n + 1)
             alpha[0] = 0.0
-            for s, e, _, score in nodes:
+            for s, e, (_, score) in nodes:
                 v = alpha[s] + score  # type: ignore[operator]
                 total = alpha[e]
                 if total is None:
@@ -189,7 +209,7 @@ class UnigramTrainer:
                     alpha[e] = v if v > total + 50.0 else v + log(exp(total - v) + 1.0)
             beta: list[float | None] = [None] * (n + 1)
             beta[n] = 0.0
-            for s, e, _, score in reversed(nodes):
+            for s, e, (_, score) in reversed(nodes):
                 v = score + beta[e]  # type: ignore[operator]
                 total = beta[s]
                 if total is None:
@@ -199,7 +219,7 @@ class UnigramTrainer:
                 else:
                     beta[s] = v if v > total + 50.0 else v + log(exp(total - v) + 1.0)
             z = alpha[n]
-            for s, e, token_id, score in nodes:
+            for s, e, (token_id, score) in nodes:
                 expected[token_id] += count * exp(alpha[s] + score + beta[e] - z)  # type: ignore[operator]
         return expected
 
@@ -216,14 +236,25 @@ class UnigramTrainer:
         return [(piece, digamma(freq) - logsum) for piece, freq in kept]
 
     def prune(self, model: _Model, pieces: Pieces, sentences: list[tuple[str, int]],
-              spans: list[list[list[tuple[int, str]]]] | None = None) -> Pieces:
+              spans: list[Spans] | None = None, seeds: list[str] | None = None,
+              piece_spans: dict[str, list[list[tuple[int, str]]]] | None = None, table: PieceTable | None = None) -> Pieces:
+        """HF's pruning. ``piece_spans`` (filled here) and ``table``: each piece's matches against
+        the seeds, found once for every round (the seeds' table)."""
         size = len(pieces)
         always_keep = [True] * size
         alternatives: list[list[int]] = [[] for _ in range(size)]
         always_keep[0] = False
         for token_id in range(1, size):
             token = pieces[token_id][0]
-            best = nbest_paths(model.nodes(token), len(token), 2)
+            if piece_spans is None or table is None:
+                begins = model.nodes(token)
+            else:
+                found = piece_spans.get(token)
+                if found is None:
+                    found = piece_spans[token] = [[(end, token[start:end]) for end, _, _ in table.matches(token, start)]
+                                                  for start in range(len(token))]
+                begins = model.nodes_of_spans(found)
+            best = nbest_paths(begins, len(token), 2)
             if len(best) == 1:
                 always_keep[token_id] = True
             elif len(best[0][0]) >= 2:
@@ -233,10 +264,11 @@ class UnigramTrainer:
         freq = [0.0] * size
         inverted: list[list[int]] = [[] for _ in range(size)]
         vsum = 0.0
+        missing = model.missing({ch for text, _ in sentences for ch in text}) if spans is not None else set()
         for index, (text, count) in enumerate(sentences):
             vsum += count
-            path = best_path(text, model.table, 0, model.unk_score) if spans is None else \
-                _viterbi(model.nodes_of_spans(spans[index]), len(text))
+            path = best_path(text, model.table, 0, model.unk_score) if spans is None or seeds is None else \
+                _viterbi(model.flat_nodes(text, spans[index], missing, seeds), len(text))
             for _, _, token_id in path:
                 freq[token_id] += count
                 inverted[token_id].append(index)
@@ -280,8 +312,12 @@ class UnigramTrainer:
         desired = self.vocab_size * 11 // 10
         model = _Model(pieces)
         table = model.table
-        spans = [[[(end, text[start:end]) for end, _, _ in table.matches(text, start)] for start in range(len(text))]
-                 for text, _ in sentences]
+        spans: list[Spans] = []
+        for text, _ in sentences:
+            found = [(start, end, i) for start in range(len(text)) for end, i, _ in table.matches(text, start)]
+            spans.append(([m[0] for m in found], [m[1] for m in found], [m[2] for m in found]))
+        seeds = [piece for piece, _ in pieces]
+        piece_spans: dict[str, list[list[tuple[int, str]]]] = {}
         # HF's estimate of the EM steps, for the progress bar (tqdm on a terminal, if installed).
         loops = int((math.log(desired) - math.log(len(pieces))) / math.log(self.shrinking_factor)) + 1 \
             if len(pieces) > desired > 0 else 1
@@ -291,13 +327,13 @@ class UnigramTrainer:
         try:
             while True:
                 for _ in range(self.n_sub_iterations):
-                    pieces = self.m_step(pieces, self.e_step(model, sentences, spans))
+                    pieces = self.m_step(pieces, self.e_step(model, sentences, spans, seeds))
                     model = _Model(pieces)
                     steps += 1
                     reporter.update(steps)
                 if len(pieces) <= desired:
                     break
-                pieces = self.prune(model, pieces, sentences, spans)
+                pieces = self.prune(model, pieces, sentences, spans, seeds, piece_spans, table)
                 model = _Model(pieces)
         finally:
             reporter.close()
