@@ -30,6 +30,7 @@ pytestmark = pytest.mark.browser  # needs dist/ and Node, as the other JS tests
 NODE = shutil.which("node")
 NPM = shutil.which("npm")
 ESBUILD = ROOT / "node_modules" / ".bin" / "esbuild"
+VITE = ROOT / "node_modules" / ".bin" / "vite"
 OFFLINE = {**os.environ, "npm_config_offline": "true", "npm_config_audit": "false", "npm_config_fund": "false",
            "npm_config_update_notifier": "false"}
 
@@ -194,6 +195,39 @@ def test_esbuild_bundle_runs_from_another_folder(project: Path, tmp_path: Path) 
     shutil.rmtree(out / "bytepair-assets")
     result = _run([NODE, "app.mjs"], out)
     assert result.returncode != 0 and b"AssetError" in result.stderr and b"assetsUrl" in result.stderr
+
+
+def test_vite_build_has_no_warnings_and_no_dead_files(project: Path, tmp_path: Path) -> None:
+    """A tiny Vite app importing "bytepair": the build prints no warning (Vite's warn level shows
+    warnings only), and every file it emits is reached from index.html (no worker chunk nothing starts:
+    the worker comes from assetsUrl)."""
+    import re
+
+    if not VITE.exists():
+        pytest.fail("vite is missing: npm ci installs it (a devDependency)")
+    app = project / "vite-app"
+    app.mkdir(exist_ok=True)
+    (app / "index.html").write_text('<!doctype html><meta charset="utf-8"><script type="module" src="./main.js"></script>\n')
+    (app / "main.js").write_text(
+        'import { createTokenizer } from "bytepair";\n'
+        'const tok = await createTokenizer({ assetsUrl: new URL("/bytepair/", location.href) });\n'
+        'document.body.textContent = String(await tok.count("hello world"));\n'
+    )
+    out = tmp_path / "vite-dist"
+    result = _run([str(VITE), "build", "vite-app", "--outDir", str(out), "--emptyOutDir", "--logLevel", "warn"], project)
+    assert result.returncode == 0, result.stderr.decode()
+    assert not (result.stdout + result.stderr).strip(), (result.stdout + result.stderr).decode()  # no warning
+    files = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
+    reached, todo = set(), ["index.html"]
+    while todo:
+        name = todo.pop()
+        if name in reached:
+            continue
+        reached.add(name)
+        text = (out / name).read_text(encoding="utf-8", errors="replace")
+        todo += [f for f in files if re.search(rf"(?<![\w-]){re.escape(f.rsplit('/', 1)[-1])}", text)]
+    assert files == reached, f"emitted but not used: {sorted(files - reached)}"
+    assert not [f for f in files if "worker" in f.lower()]
 
 
 def test_esbuild_browser_bundle_starts_its_worker_from_assets_url(project: Path, tmp_path: Path, browser) -> None:
