@@ -22,14 +22,18 @@ import math
 from array import array
 from collections.abc import Sequence
 from random import Random
+from typing import Any
 
 from ..formats.sentencepiece_model import BPE, NORMAL, UNUSED, USER_DEFINED, Piece
+from .sentencepiece_stretches import STRETCHED, long_unigram
 from .unigram.lattice import UNK_PENALTY, PieceTable, lattice_nodes
 from .unigram.sampling import nbest_paths, sample_path
 
 __all__ = ["SentencePieceModel"]
 
 FLT_MAX = 3.4028234663852886e38
+SPACE = "\u2581"
+_STOP = object()
 
 
 def f32(x: float) -> float:
@@ -57,6 +61,21 @@ class SentencePieceModel:
         # begin none is left early (as sentencepiece's trie walk stops).
         self.prefixes = {piece[:n] for piece in self.matchable for n in range(1, min(len(piece), 4) + 1)}
         self._table: PieceTable | None = None
+        # Every beginning of a matchable piece -> ``(id, score in the best path)`` of the piece
+        # it is, None where it is only a beginning (or an unused piece): ``_unigram``'s one lookup
+        # per substring, a walk from a start ending at the first substring that begins none.
+        self._trie: dict[str, tuple[int, float] | None] = dict.fromkeys(
+            (piece[:n] for piece in self.matchable for n in range(1, len(piece))), None)
+        for piece, i in self.matchable.items():
+            if self.pieces[i].type != UNUSED:
+                self._trie[piece] = (i, self._score(i, len(piece.encode("utf-8", "surrogatepass"))))
+            else:
+                self._trie.setdefault(piece, None)
+        # "▁" never past the first character of a piece: long texts go stretch by stretch
+        # (``sentencepiece_stretches.py``).
+        self._cut = SPACE if not any(SPACE in piece[1:] for piece in self.matchable) else None
+        self._stretches: dict[str, Any] = {}
+        self._largest = max([abs(self.unk_score)] + [abs(v[1]) for v in self._trie.values() if v is not None])
 
     def piece_to_id(self, piece: str) -> int:
         """sentencepiece's ``PieceToId``: a reserved piece, else a matchable one, else ``unk_id``."""
@@ -83,7 +102,7 @@ class SentencePieceModel:
         best = array("f", bytes(4 * (n + 1)))
         back = [-1] * (n + 1)
         ids = [0] * (n + 1)
-        get, pieces, prefixes = self.matchable.get, self.pieces, self.prefixes
+        get, stop = self._trie.get, _STOP
         rounded = array("f", (0.0,))  # a 32-bit slot: a sum stored and read back is the float sum
         frontier = 0
         for start in range(n):
@@ -94,19 +113,15 @@ class SentencePieceModel:
                         best[i] = best[i] - here
                 here = 0.0
             single = False
-            for end in range(start + 1, min(n, start + self.max_length) + 1):
-                sub = text[start:end]
-                if end - start <= 4 and sub not in prefixes:
-                    break
-                token_id = get(sub)
-                if token_id is None or pieces[token_id].type == UNUSED:
+            for end in range(start + 1, n + 1):
+                found = get(text[start:end], stop)
+                if found is None:
                     continue
+                if found is stop:
+                    break
+                token_id, score = found
                 if end > frontier:
                     frontier = end
-                if pieces[token_id].type == USER_DEFINED:
-                    score = self._score(token_id, len(text[start:end].encode("utf-8", "surrogatepass")))
-                else:
-                    score = pieces[token_id].score
                 rounded[0] = score + here
                 candidate = rounded[0]
                 if back[end] < 0 or candidate > best[end]:
@@ -205,7 +220,11 @@ class SentencePieceModel:
     def encode(self, normalized: str) -> list[tuple[str, int]]:
         if not normalized:
             return []
-        return self._bpe(normalized) if self.model_type == BPE else self._unigram(normalized)
+        if self.model_type == BPE:
+            return self._bpe(normalized)
+        if self._cut is None or len(normalized) < STRETCHED or not math.isfinite(self._largest):
+            return self._unigram(normalized)
+        return long_unigram(normalized, self._trie, self.unk_id, self.unk_score, self._cut, self._stretches, self._largest)
 
     def nbest(self, normalized: str, size: int) -> list[tuple[list[tuple[str, int]], float]]:
         """The ``size`` best segmentations and their scores (Unigram only)."""

@@ -37,6 +37,7 @@ class SentencePieceNormalizer:
         self.treat_whitespace_as_suffix = treat_whitespace_as_suffix
         self._begins: dict[str, bool] = {}
         self._patterns: dict[str, re.Pattern[bytes]] = {}
+        self._fixed: dict[int, tuple[bytes, int] | None] = {}
 
     def symbol_at(self, data: bytes, pos: int) -> int:
         """Length of the longest user-defined symbol at ``pos`` (0: none)."""
@@ -96,6 +97,18 @@ class SentencePieceNormalizer:
             return "\ufffd".encode(), 1
         return data[pos:pos + n], n
 
+    def _fixed_prefix(self, lead: int) -> tuple[bytes, int] | None:
+        """``_prefix`` at an ASCII byte ``lead`` where it does not depend on what follows (no rule
+        or user-defined symbol longer than it begins with it: a space, mostly), else None."""
+        if lead >= 0x80:
+            return None
+        data = bytes([lead])
+        if any(symbol.startswith(data) for symbol in self.user_defined):
+            return None
+        if self.charsmap is not None and any(self.charsmap.starts_key(data + bytes([b])) for b in range(256)):
+            return None
+        return self._prefix(data, 0)
+
     def normalize(self, text: str) -> str:
         data = text.encode("utf-8", "replace")
         spec = self.spec
@@ -114,6 +127,7 @@ class SentencePieceNormalizer:
             result += space
         is_prev_space = spec.remove_extra_whitespaces
         special = self._special(text)
+        fixed = self._fixed
         while pos < end:
             # Characters no rule or symbol begins, and not spaces, come out as they are.
             found = special.search(data, pos)
@@ -124,7 +138,11 @@ class SentencePieceNormalizer:
                 pos = stop
                 if pos >= end:
                     break
-            out, n = self._prefix(data, pos)
+            lead = data[pos]
+            known = fixed.get(lead, self)
+            if known is self:
+                known = fixed[lead] = self._fixed_prefix(lead)
+            out, n = known if known is not None else self._prefix(data, pos)  # type: ignore[misc]
             if is_prev_space:
                 out = out.lstrip(b" ")
             if out:
