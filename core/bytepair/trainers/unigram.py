@@ -46,6 +46,7 @@ from .unigram_seed import seed_pieces
 __all__ = ["UnigramTrainer", "digamma"]
 
 Pieces = list[tuple[str, float]]
+_NOTHING = -math.inf
 
 
 def digamma(x: float) -> float:
@@ -196,31 +197,29 @@ class UnigramTrainer:
                 nodes = [(s, e, (i, score)) for here in model.nodes(text) for s, e, i, score in here]
             else:
                 nodes = model.flat_nodes(text, spans[k], missing, seeds)
-            alpha: list[float | None] = [None] * (n + 1)
+            # ``-inf`` where nothing is summed yet: the first term then comes out as it is
+            # (``v > -inf + 50``), as HF's first term does (the scores are finite).
+            alpha = [_NOTHING] * (n + 1)
             alpha[0] = 0.0
             for s, e, (_, score) in nodes:
-                v = alpha[s] + score  # type: ignore[operator]
+                v = alpha[s] + score
                 total = alpha[e]
-                if total is None:
-                    alpha[e] = v
-                elif total > v:
+                if total > v:
                     alpha[e] = total if total > v + 50.0 else total + log(exp(v - total) + 1.0)
                 else:
                     alpha[e] = v if v > total + 50.0 else v + log(exp(total - v) + 1.0)
-            beta: list[float | None] = [None] * (n + 1)
+            beta = [_NOTHING] * (n + 1)
             beta[n] = 0.0
             for s, e, (_, score) in reversed(nodes):
-                v = score + beta[e]  # type: ignore[operator]
+                v = score + beta[e]
                 total = beta[s]
-                if total is None:
-                    beta[s] = v
-                elif total > v:
+                if total > v:
                     beta[s] = total if total > v + 50.0 else total + log(exp(v - total) + 1.0)
                 else:
                     beta[s] = v if v > total + 50.0 else v + log(exp(total - v) + 1.0)
             z = alpha[n]
             for s, e, (token_id, score) in nodes:
-                expected[token_id] += count * exp(alpha[s] + score + beta[e] - z)  # type: ignore[operator]
+                expected[token_id] += count * exp(alpha[s] + score + beta[e] - z)
         return expected
 
     @staticmethod
