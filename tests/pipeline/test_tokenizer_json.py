@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import random
-from functools import cache, lru_cache
+from functools import cache
 
 import pytest
 from hypothesis import given, settings
@@ -16,12 +16,12 @@ import bytepair
 from bytepair import Tokenizer, UnsupportedTokenizerError, VocabFormatError
 
 from tests.conftest import corpus_texts
-from tests.hf_reference import HF_NAMES, hf_folder
+from tests.hf_reference import HF_NAMES, hf_folder, last_one
 
 tokenizers = pytest.importorskip("tokenizers")
 
 
-@lru_cache(maxsize=1)
+@last_one
 def pair_of(name: str) -> tuple[object, Tokenizer]:
     """HF's and bytepair's tokenizer of one open model, the last one asked for: the tests are grouped
     by model (module-scoped parameters), and nine models held at once took 2.5 GB."""

@@ -6,20 +6,19 @@ Bert, Roberta, ByteLevel, Template and Sequence post-processors, with and withou
 from __future__ import annotations
 
 import json
-from functools import lru_cache
 
 import pytest
 
 import bytepair
 from bytepair import Tokenizer
 
-from tests.hf_reference import hf_folder
+from tests.hf_reference import hf_folder, last_one
 from tests.pipeline.test_tokenizer_json import assert_same
 
 tokenizers = pytest.importorskip("tokenizers")
 
 
-@lru_cache(maxsize=1)
+@last_one
 def pair_of(name: str) -> tuple[object, Tokenizer]:
     """HF's and bytepair's tokenizer of one open model, the last one asked for (a loader of this
     module's own, so that conftest releases it when the module ends)."""
