@@ -16,8 +16,9 @@
 //
 // The host's folder: $BYTEPAIR_CACHE_DIR if set; else $XDG_CACHE_HOME/bytepair or ~/.cache/bytepair
 // (Linux and other Unixes), ~/Library/Caches/bytepair (macOS), %LOCALAPPDATA%\bytepair\Cache
-// (Windows). BYTEPAIR_CACHE=off keeps nothing there. Without the rights to read the environment or to
-// write there (Deno without --allow-env or --allow-write), nothing is kept, silently.
+// (Windows); the home folder is $HOME (%USERPROFILE% on Windows), os.homedir() only when that is unset
+// (Deno asks --allow-sys for it). BYTEPAIR_CACHE=off keeps nothing there. Without the rights to read
+// the environment or to write there (Deno without --allow-env or --allow-write), nothing is kept, silently.
 //
 //   const folder = await snapshotFolder(true);   // null: nowhere to keep them
 //   const meta = await RuntimeSnapshots.meta(folder, key);
@@ -80,14 +81,16 @@ async function hostFolder() {
   const [fs, path, os] = await Promise.all(["node:fs/promises", "node:path", "node:os"].map(hostModule));
   let dir = env.BYTEPAIR_CACHE_DIR;
   if (!dir) {
-    const home = os.homedir();
+    // The environment first: os.homedir() needs --allow-sys under Deno (called only if HOME is unset).
+    const home = (process.platform === "win32" ? env.USERPROFILE : env.HOME) || os.homedir();
     const xdg = env.XDG_CACHE_HOME && path.isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : path.join(home, ".cache");
     dir = process.platform === "win32" ? path.join(env.LOCALAPPDATA || path.join(home, "AppData", "Local"), "bytepair", "Cache")
       : process.platform === "darwin" ? path.join(home, "Library", "Caches", "bytepair")
       : path.join(xdg, "bytepair");
   }
   await fs.mkdir(dir, { recursive: true });
-  await fs.access(dir, fs.constants.W_OK);
+  // No fs.access(dir, W_OK) here: Deno's asks --allow-sys (the uid) and throws where no catch can
+  // reach it; a folder that cannot be written makes put() answer false instead.
   const at = (name) => path.join(dir, name);
   return {
     keep: 2,

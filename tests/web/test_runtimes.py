@@ -147,6 +147,46 @@ def test_runtime_ids_equal_the_reference_and_start_warm(runtime: str, project: P
     assert sorted(p.suffix for p in (tmp_path / "cache").iterdir()) == [".bin", ".json"]
 
 
+def _probe(command: list[str], project: Path, env: dict) -> dict:
+    """One run of the probe: its output, its ids checked against the reference."""
+    stdin = json.dumps({"texts": TEXTS, "json": str(hf_folder("gpt2") / "tokenizer.json")}).encode()
+    result = subprocess.run(command, cwd=project, input=stdin, capture_output=True, timeout=180, env=env)
+    assert result.returncode == 0, result.stderr.decode()[-3000:]
+    out = json.loads(result.stdout.decode().strip().splitlines()[-1])
+    want = expected()
+    assert out["o200k"] == want["o200k"] and out["json"] == want["json"]
+    return out
+
+
+def test_deno_starts_warm_with_the_readme_permissions(project: Path, tmp_path: Path) -> None:
+    """The README's Deno command (no --allow-sys, no BYTEPAIR_CACHE_DIR): the cache folder comes from
+    HOME / XDG_CACHE_HOME, so the second run is warm (os.homedir() would need --allow-sys)."""
+    env = {**OFFLINE, "HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / "xdg"), "NO_COLOR": "1", "DENO_NO_UPDATE_CHECK": "1"}
+    env.pop("BYTEPAIR_CACHE_DIR", None)
+    command = [_binary("deno"), "run", "--allow-read", "--allow-env", "--allow-write", "probe.mjs"]
+    assert [_probe(command, project, env)["warm"] for _ in range(2)] == [False, True]
+    assert sorted(p.suffix for p in (tmp_path / "xdg" / "bytepair").iterdir()) == [".bin", ".json"]
+
+
+def test_corrupted_cached_snapshot_is_not_used(project: Path, tmp_path: Path) -> None:
+    """Bytes flipped in the stored snapshot: its XXH32 no longer matches its .json, so the next
+    start is cold (and right), and stores a sound one again."""
+    cache = tmp_path / "cache"
+    env = {**OFFLINE, "BYTEPAIR_CACHE_DIR": str(cache)}
+
+    def corrupt() -> None:
+        (stored,) = cache.glob("*.bin")
+        data = bytearray(stored.read_bytes())
+        for at in (len(data) // 3, len(data) // 2, len(data) - 100):
+            data[at] ^= 0xFF
+        stored.write_bytes(bytes(data))
+
+    assert not _probe([NODE, "probe.mjs"], project, env)["warm"]
+    corrupt()
+    assert not _probe([NODE, "probe.mjs"], project, env)["warm"]  # checked, refused, cold
+    assert _probe([NODE, "probe.mjs"], project, env)["warm"]  # and stored soundly again
+
+
 def test_runtime_cache_can_be_turned_off(project: Path, tmp_path: Path) -> None:
     env = {**OFFLINE, "BYTEPAIR_CACHE": "off", "XDG_CACHE_HOME": str(tmp_path / "xdg"), "HOME": str(tmp_path)}
     stdin = json.dumps({"texts": TEXTS[:1], "json": str(hf_folder("gpt2") / "tokenizer.json")}).encode()
