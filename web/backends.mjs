@@ -15,7 +15,8 @@
 //    call is a StateError that says so.
 // 3. A worker that asks for it (its wasm memory grew by a call, see worker.mjs) is restarted the
 //    same way once nothing is running and no decoder, counter or training is open.
-// 4. Starting cannot wait forever: no progress for START_STALL_MS is a WorkerError.
+// 4. Starting cannot wait forever: no progress for START_STALL_MS (or the first createTokenizer's
+//    startTimeout) is a WorkerError.
 
 import { AbortError, AssetError, DisposedError, StateError, WorkerError, errorFrom } from "./errors.mjs";
 import { abortCall, isRunning, runningCall, sharedControl } from "./interrupts.mjs";
@@ -220,18 +221,20 @@ export class WorkerBackend {
     const worker = (this.worker = startWorker(this.assetsUrl, this.kind));
     worker.onmessage = ({ data }) => this.onMessage(worker, data);
     worker.onerror = (event) => this.onError(worker, event);
-    const init = { assetsUrl: this.assetsUrl, ...this.first };
+    const { startTimeoutMs, ...first } = this.first ?? {};
+    const stallMs = startTimeoutMs ?? START_STALL_MS;
+    const init = { assetsUrl: this.assetsUrl, ...first };
     if (this.control) init.control = this.control;
     const started = this.send("init", init);
     let heard = Date.now();
     this.heard = () => (heard = Date.now());
     const stall = setInterval(() => {
-      if (Date.now() - heard <= START_STALL_MS || worker !== this.worker) return;
+      if (Date.now() - heard <= stallMs || worker !== this.worker) return;
       this.fail(new WorkerError(
-        `the bytepair runtime did not start: nothing arrived from its worker for ${START_STALL_MS / 1000} s ` +
+        `the bytepair runtime did not start: nothing arrived from its worker for ${stallMs / 1000} s ` +
           `(assets at ${this.assetsUrl}); check the network and try again`,
       ));
-    }, 1000);
+    }, Math.min(1000, Math.max(20, stallMs / 5)));
     stall.unref?.();
     const stop = () => clearInterval(stall);
     started.then(() => {

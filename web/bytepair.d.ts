@@ -89,6 +89,10 @@ export interface CreateTokenizerOptions {
   /** Stop waiting: the runtime's start (which has no progress for 60 s at most, then WorkerError) and
    * the tokenizer's open. */
   signal?: AbortSignal;
+  /** Seconds a runtime this call starts may go without progress (nothing from its worker: assets that
+   * never arrive, a worker that never answers) before the start fails with WorkerError (default 60).
+   * Only the call that starts the shared runtime sets it. */
+  startTimeout?: number;
 }
 
 /** A string, UTF-8 bytes (a Uint8Array, Node's Buffer, an ArrayBuffer or a DataView), a Blob/File, or a

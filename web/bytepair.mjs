@@ -71,7 +71,7 @@ function typeName(value) {
 }
 
 // The option names each call takes (bytepair.d.ts's option types).
-const CREATE_OPTIONS = ["encoding", "model", "tokenizer", "tokenizerJson", "sentencepiece", "name", "tokenizerConfig", "assetsUrl", "onProgress", "signal"];
+const CREATE_OPTIONS = ["encoding", "model", "tokenizer", "tokenizerJson", "sentencepiece", "name", "tokenizerConfig", "assetsUrl", "startTimeout", "onProgress", "signal"];
 const LIST_OPTIONS = ["assetsUrl"];
 const CALL_OPTIONS = ["signal"];
 const ENCODE_OPTIONS = [...CALL_OPTIONS, "allowedSpecial", "disallowedSpecial"];
@@ -230,8 +230,10 @@ export async function createTokenizer(options = {}) {
   if (onProgress !== undefined && typeof onProgress !== "function") throw invalidInput(`onProgress must be a function, not ${typeName(onProgress)}`);
   const signal = signalOf(options);
   if (signal?.aborted) throw abortError(signal);
+  const startMs = startBudget(options.startTimeout);
   const assetsUrl = normaliseAssets(options.assetsUrl);
   const { request, first, transfer } = await openRequest(options);
+  if (startMs) first.startTimeoutMs = startMs; // the bound of a runtime this call starts
   const slot = acquire(assetsUrl, first, await threadSupport());
   const { backend } = slot;
   if (onProgress) backend.listeners.add(onProgress);
@@ -349,6 +351,16 @@ class StreamDecoder {
 const SLICE_CHARS = 1 << 17;
 /** Bytes per request when a Blob or stream is counted. */
 const SLICE_BYTES = 1 << 18;
+
+/** Seconds a starting runtime may go without progress (createTokenizer's startTimeout, default 60), as
+ * milliseconds; undefined for the default. */
+function startBudget(seconds) {
+  if (seconds === undefined) return undefined;
+  if (typeof seconds !== "number" || !(seconds > 0) || seconds === Infinity) {
+    throw invalidInput(`startTimeout must be a positive, finite number of seconds, not ${typeof seconds === "number" ? seconds : typeName(seconds)}`);
+  }
+  return seconds * 1000;
+}
 
 function signalOf(options) {
   const signal = options?.signal;
