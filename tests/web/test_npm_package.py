@@ -161,7 +161,7 @@ def test_every_export_resolves(project: Path) -> None:
         'const { createTokenizer } = await import("bytepair");'
         'console.log(Object.keys(pkg.exports).join(" "), manifest.bytepair === pkg.version, typeof createTokenizer);'
     )
-    assert _module_output(project, script) == [".", "./workerd", "./counter", "./manifest.json", "./dist/*", "./package.json", "true",
+    assert _module_output(project, script) == [".", "./workerd", "./edge", "./counter", "./manifest.json", "./dist/*", "./package.json", "true",
                                                "function"]
 
 

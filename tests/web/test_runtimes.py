@@ -10,7 +10,9 @@ Node, Deno and Bun run a worker thread (node:worker_threads) and keep the starte
 user's cache folder (BYTEPAIR_CACHE_DIR here): a second process restores it ("runtime snapshot:
 hit"). workerd has no threads and no module URLs: `bytepair/workerd` runs in the request's isolate,
 with Pyodide's wasm and modules imported statically and the other assets from a disk service bound
-as the Worker's ASSETS (what Wrangler's static assets are); the config is written here.
+as the Worker's ASSETS (what Wrangler's static assets are); the config is written here. Vercel's
+Edge Runtime (npm `edge-runtime`) runs a probe bundled with the "edge-light" condition
+(`bytepair/edge`, in-process), with the assets served over local HTTP.
 """
 
 from __future__ import annotations
@@ -115,6 +117,104 @@ def project(tmp_path_factory) -> Path:
     assert result.returncode == 0, result.stderr.decode()
     (folder / "probe.mjs").write_text(PROBE)
     return folder
+
+
+# Vercel's Edge Runtime (npm `edge-runtime`, the sandbox `vercel dev` and Next.js run edge code in):
+# the function is one script, bundled (here by esbuild, as Vercel's build does) with the
+# "edge-light" condition, which resolves "bytepair" to dist/edge.mjs. The assets are served over
+# HTTP (what the deployment's public/ folder is); the first runtime compiles the wasm from the
+# fetched bytes, the second (another assetsUrl, so another runtime) is given it compiled, as on
+# Vercel itself (`import wasm from ".../pyodide.asm.wasm?module"`).
+EDGE_SCRIPT = """
+import { createTokenizer } from "bytepair";
+addEventListener("fetch", (event) => event.respondWith(handle(event.request)));
+async function handle(request) {
+  try {
+    if (new URL(request.url).pathname === "/no-assets") {
+      const err = await createTokenizer({ encoding: "o200k_base" }).catch((e) => e);
+      return new Response(`${err.name}: ${err.message}`);
+    }
+    const { texts, json, assetsUrl, again } = await request.json();
+    const o200k = await createTokenizer({ encoding: "o200k_base", assetsUrl });
+    const wasm = await WebAssembly.compile(await (await fetch(new URL("pyodide/pyodide.asm.wasm", again))).arrayBuffer());
+    const gpt2 = await createTokenizer({ tokenizerJson: json, assetsUrl: again, wasm });
+    const out = { o200k: [], json: [] };
+    for (const text of texts) {
+      out.o200k.push(Array.from(await o200k.encode(text, { disallowedSpecial: [] })));
+      out.json.push(Array.from(await gpt2.encode(text)));
+    }
+    out.wasm = [o200k, gpt2].map(async (tok) => Object.keys(await tok.backend.request("timings", {})).filter((k) => k.startsWith("wasm:")));
+    out.wasm = await Promise.all(out.wasm);
+    out.sandbox = { process: typeof process, Worker: typeof Worker };
+    o200k.dispose();
+    gpt2.dispose();
+    return Response.json(out);
+  } catch (err) {
+    return new Response(`${err.name}: ${err.message}`, { status: 500 });
+  }
+}
+"""
+EDGE_RUNNER = """
+const { EdgeRuntime } = require(process.argv[2]);
+const fs = require("node:fs");
+(async () => {
+  const runtime = new EdgeRuntime({ initialCode: fs.readFileSync(process.argv[3], "utf8") });
+  const res = await runtime.dispatchFetch("http://edge.local/", { method: "POST", body: fs.readFileSync(0, "utf8") });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`status ${res.status}: ${text}`);
+  const refusal = await (await runtime.dispatchFetch("http://edge.local/no-assets")).text();
+  // (exit once written: a pipe takes stdout asynchronously, and the sandbox's timers keep the process alive)
+  process.stdout.write(JSON.stringify({ ...JSON.parse(text), refusal }) + "\\n", () => process.exit(0));
+})().catch((err) => { console.error(err?.stack ?? err); process.exit(1); });
+"""
+
+
+def test_edge_runtime_runs_in_process(project: Path) -> None:
+    """edge-runtime (devDependency), offline: the probe bundled as an IIFE with --conditions=edge-light
+    runs in `new EdgeRuntime({ initialCode })`; ids against the reference, both wasm routes taken,
+    no process or Worker in the sandbox, and a missing assetsUrl refused by name."""
+    import functools
+    import http.server
+    import threading
+
+    from tests.web.test_npm_package import ESBUILD
+
+    edge = ROOT / "node_modules" / "edge-runtime"
+    if not edge.exists() or not ESBUILD.exists():
+        pytest.fail("edge-runtime and esbuild are devDependencies (make test runs npm ci)")
+    (project / "edge.mjs").write_text(EDGE_SCRIPT)
+    (project / "run-edge.cjs").write_text(EDGE_RUNNER)
+    result = _run([str(ESBUILD), "edge.mjs", "--bundle", "--format=iife", "--platform=neutral", "--conditions=edge-light",
+                   "--external:node:*", "--external:ws", "--log-level=error", "--outfile=edge-out.js"], project)
+    assert result.returncode == 0, result.stderr.decode()
+    assert "bytepair/edge: Vercel Edge Runtime" in (project / "edge-out.js").read_text(encoding="utf-8")  # dist/edge.mjs
+    result = _run([NPM, "exec", "--offline", "--no", "--", "bytepair-assets", "edge-assets", "--no-compress"], project)
+    assert result.returncode == 0, result.stderr.decode()
+    (project / "edge-assets" / "again").symlink_to(".", target_is_directory=True)
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(project / "edge-assets")))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}/"
+    try:
+        body = {"texts": TEXTS, "json": (hf_folder("gpt2") / "tokenizer.json").read_text(encoding="utf-8"),
+                "assetsUrl": base, "again": base + "again/"}
+        result = subprocess.run([NODE, "run-edge.cjs", str(edge), "edge-out.js"], cwd=project, input=json.dumps(body).encode(),
+                                capture_output=True, timeout=300, env=OFFLINE)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert result.returncode == 0, result.stderr.decode()[-3000:]
+    out = json.loads(result.stdout.decode().strip().splitlines()[-1])
+    want = expected()
+    assert out["o200k"] == want["o200k"]
+    assert out["json"] == want["json"]
+    assert out["sandbox"] == {"process": "undefined", "Worker": "undefined"}  # so in-process: no thread to start
+    assert out["wasm"][0] and "wasm: embedded module" not in out["wasm"][0], out["wasm"]  # compiled from the fetched bytes
+    assert out["wasm"][1] == ["wasm: embedded module"], out["wasm"]  # the `wasm` option
+    assert out["refusal"].startswith("InvalidInputError: ") and "assetsUrl" in out["refusal"], out["refusal"]
 
 
 def _binary(name: str) -> str:
