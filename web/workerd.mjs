@@ -31,7 +31,8 @@ function withAssets(options, call) {
   if (typeof assets?.fetch !== "function") {
     throw new InvalidInputError(
       `${call} on Cloudflare Workers takes { assets }: the binding of the Worker's static assets (env.ASSETS), ` +
-        "holding bytepair's dist/ (wrangler.toml: [assets] directory = \"node_modules/bytepair/dist\", binding = \"ASSETS\")",
+        "holding the files `npx bytepair-assets public/bytepair --no-compress` writes " +
+        "(wrangler.toml: [assets] directory = \"public/bytepair\", binding = \"ASSETS\")",
     );
   }
   embed({ wasm, asm, loader, fetch: (url, init) => assets.fetch(url, init) });

@@ -309,11 +309,13 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def workerd_config(project: Path, assets: Path, port: int) -> str:
+def workerd_config(project: Path, assets: Path, port: int, flags: tuple[str, ...] = (), entry: str | None = None) -> str:
     """A workerd config serving the probe Worker: every module of bytepair/workerd listed (what Wrangler
     bundles), Pyodide's wasm as a wasm module, the prepared assets as a disk service bound as ASSETS."""
     dist = project / "node_modules" / "bytepair" / "dist"
     modules = ['(name = "worker.mjs", esModule = embed "worker.mjs")']
+    if entry:  # the module the Worker's bare "bytepair" names (what Wrangler's bundler resolves it to)
+        modules.append(f'(name = "bytepair", esModule = embed "{entry}")')
     for path in sorted([*dist.glob("*.mjs"), dist / "pyodide" / "pyodide.asm.mjs", dist / "pyodide" / "pyodide.mjs"]):
         rel = path.relative_to(project).as_posix()
         modules.append(f'(name = "{rel}", esModule = embed "{rel}")')
@@ -334,19 +336,28 @@ const probe :Workerd.Worker = (
   ],
   bindings = [(name = "ASSETS", service = "assets")],
   compatibilityDate = "2025-09-01",
+  compatibilityFlags = [{", ".join(f'"{f}"' for f in flags)}],
 );
 """
 
 
-def test_workerd_runs_in_process(project: Path) -> None:
-    """workerd, offline, on a config written here: the Worker imports "bytepair/workerd" (resolved
-    here through the module names: the Worker imports node_modules/bytepair/dist/workerd.mjs)."""
-    (project / "worker.mjs").write_text(WORKERD_SCRIPT.replace('"bytepair/workerd"', '"./node_modules/bytepair/dist/workerd.mjs"'))
+@pytest.mark.parametrize("flags", [(), ("nodejs_compat",)], ids=["plain", "nodejs_compat"])
+def test_workerd_runs_in_process(project: Path, flags: tuple[str, ...]) -> None:
+    """workerd, offline, on a config written here: the Worker imports plain "bytepair", resolved as
+    Wrangler's bundler does, through the package's "workerd" export condition (Node's resolver with
+    --conditions=workerd says which file; the config names it "bytepair"); with and without nodejs_compat
+    (where process.versions.node is set, yet there is no Worker to start)."""
+    result = _run([NODE, "--conditions=workerd", "--input-type=module", "-e", 'console.log(import.meta.resolve("bytepair"))'], project)
+    assert result.returncode == 0, result.stderr.decode()
+    resolved = Path(urllib.request.url2pathname(result.stdout.decode().strip().removeprefix("file://")))
+    assert resolved == project / "node_modules" / "bytepair" / "dist" / "workerd.mjs"
+    (project / "bytepair-entry.mjs").write_text(f'export * from "./{resolved.relative_to(project).as_posix()}";\n')
+    (project / "worker.mjs").write_text(WORKERD_SCRIPT.replace('"bytepair/workerd"', '"bytepair"'))
     # The static assets, as Wrangler would upload them: `npx bytepair-assets DIR` (plain files only here)
     result = _run([NPM, "exec", "--offline", "--no", "--", "bytepair-assets", "workerd-assets", "--no-compress"], project)
     assert result.returncode == 0, result.stderr.decode()
     port = _free_port()
-    (project / "config.capnp").write_text(workerd_config(project, project / "workerd-assets", port))
+    (project / "config.capnp").write_text(workerd_config(project, project / "workerd-assets", port, flags, "bytepair-entry.mjs"))
     server = subprocess.Popen([_binary("workerd"), "serve", "config.capnp"], cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
         body = json.dumps({"texts": TEXTS, "json": (hf_folder("gpt2") / "tokenizer.json").read_text(encoding="utf-8")}).encode()
@@ -372,3 +383,4 @@ def test_workerd_runs_in_process(project: Path) -> None:
     assert out["o200k"] == want["o200k"], log[-2000:]
     assert out["json"] == want["json"], log[-2000:]
     assert refusal.startswith("InvalidInputError: ") and "env.ASSETS" in refusal  # the binding is required, and named
+    assert "npx bytepair-assets public/bytepair --no-compress" in refusal and 'directory = "public/bytepair"' in refusal  # the README's advice
