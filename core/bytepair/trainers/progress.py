@@ -15,22 +15,44 @@ learned, just before the progress report that counts it, so a front end can show
 >>> report = Reporter(show=False, on_merge=lambda *pair: seen.append(pair))
 >>> report.stage("merge", 1); report.merge_hook(learned, tokens)(1); seen[-1]
 ('a', 'b')
+
+A trainer object (``BpeTrainer``, ``UnigramTrainer`` ...) makes its own Reporter with no callback; a
+front end that drives one (the browser's ``train()``, ``web_bridge``) hears it through
+:func:`reporting`, which lends every Reporter made inside it a callback and an ``on_merge``:
+
+>>> with reporting(lambda *a: seen.append(a)):
+...     Reporter(show=False).stage("EM training", 4)
+>>> seen[-1]
+('EM training', 0, 4)
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from ..errors import TrainingError
 
-__all__ = ["MergeCallback", "ProgressCallback", "Reporter"]
+__all__ = ["MergeCallback", "ProgressCallback", "Reporter", "reporting"]
 
 ProgressCallback = Callable[[str, int, "int | None"], None]
 MergeCallback = Callable[[str, str], None]
 
 _LABELS = {"count": "count pieces", "merge": "merge pairs"}
+_LENT: ContextVar[tuple[ProgressCallback | None, MergeCallback | None]] = ContextVar("bytepair_training_reports", default=(None, None))
+
+
+@contextmanager
+def reporting(callback: ProgressCallback | None, on_merge: MergeCallback | None = None) -> Iterator[None]:
+    """Inside this block, a Reporter made without a callback (and without ``on_merge``) uses these."""
+    token = _LENT.set((callback, on_merge))
+    try:
+        yield
+    finally:
+        _LENT.reset(token)
 
 
 class Reporter:
@@ -38,6 +60,8 @@ class Reporter:
 
     def __init__(self, show: bool | None = None, callback: ProgressCallback | None = None,
                  on_merge: MergeCallback | None = None) -> None:
+        if callback is None and on_merge is None:
+            callback, on_merge = _LENT.get()
         if on_merge is not None and not callable(on_merge):
             raise TrainingError(f"on_merge must be a function (left, right) -> None, not {type(on_merge).__name__}")
         if callback is not None and not callable(callback):

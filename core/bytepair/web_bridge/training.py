@@ -1,6 +1,7 @@
 """Training for JavaScript: the texts arrive in slices (``train_feed``; other calls and an abort run
 between them), then ``train_finish`` runs the merge loop, reporting to a JavaScript function that
-may ask to stop.
+may ask to stop. Byte-level BPE here; WordPiece, WordLevel and Unigram (``train_open``'s ``setup``)
+in ``train_families.py``.
 
 >>> h = train_open("gpt2"); train_feed(h, ["low lower", "lowest"])
 2
@@ -20,6 +21,7 @@ from typing import Any
 from ..errors import InvalidInputError, TrainingError
 from ..trainers import count_pieces
 from ..training import train_from_counts
+from .train_families import FamilyTraining
 from .values import to_py
 
 __all__ = ["MERGES_REPORTED", "REPORT_SECONDS", "AbortError", "held", "train_close", "train_feed", "train_finish", "train_open"]
@@ -40,22 +42,39 @@ class AbortError(TrainingError):
 class _Training:
     """One training under way: the pattern and the piece counts of the texts fed so far."""
 
-    def __init__(self, pattern: str) -> None:
+    def __init__(self, pattern: str, family: FamilyTraining | None = None) -> None:
         self.pattern = pattern
+        self.family = family
         self.counts: Counter[str] = Counter()
         self.texts = 0
 
 
-def train_open(pattern: Any = None) -> int:
+def train_open(pattern: Any = None, setup: Any = None) -> int:
     """Start a training that cuts texts with ``pattern`` (an encoding name or a regex; default
-    o200k_base), checked here so that a bad pattern fails before any text is sent.
+    o200k_base), checked here so that a bad pattern fails before any text is sent. ``setup``: None
+    (byte-level BPE) or a JSON object's text, ``{"model": "wordpiece" | "wordlevel" | "unigram", ...its
+    options}`` (``train_families.py``; no pattern then), checked here too.
 
     """
     global _next_training
+    family = None
+    if setup:  # (JavaScript's null arrives as a falsy jsnull, not None)
+        import json
+
+        options = json.loads(setup) if isinstance(setup, str) else None
+        if not isinstance(options, dict):
+            raise TrainingError(f"setup must be a JSON object's text, not {setup!r}")
+        if options.get("model", "bpe") != "bpe":
+            if pattern:
+                raise TrainingError(f"pattern is an option of model \"bpe\" only; model {options.get('model')!r} splits text its own way")
+            family = FamilyTraining(options)
+        elif set(options) - {"model"}:
+            raise TrainingError(f"{', '.join(sorted(set(options) - {'model'}))}: not an option of model \"bpe\"")
     pattern = pattern or "o200k_base"
-    count_pieces([], pattern)  # compiles the pattern: TrainingError if it does not
+    if family is None:
+        count_pieces([], pattern)  # compiles the pattern: TrainingError if it does not
     _next_training += 1
-    _trainings[_next_training] = _Training(pattern)
+    _trainings[_next_training] = _Training(pattern, family)
     return _next_training
 
 
@@ -72,7 +91,10 @@ def train_feed(handle: int, texts: Any) -> int:
     texts = to_py(texts)
     if not isinstance(texts, (list, tuple)):
         raise InvalidInputError(f"texts must be an array of strings, not {type(texts).__name__}")
-    training.counts.update(count_pieces(texts, training.pattern))
+    if training.family is not None:
+        training.family.feed(texts)
+    else:
+        training.counts.update(count_pieces(texts, training.pattern))
     training.texts += len(texts)
     return training.texts
 
@@ -89,6 +111,9 @@ def train_finish(handle: int, vocab_size: Any, special_tokens: Any, min_frequenc
 
     training = _training(handle)
     del _trainings[handle]
+    if training.family is not None:
+        return training.family.finish(int_option(vocab_size, "vocabSize"), string_list(special_tokens, "specialTokens"),
+                                      int_option(min_frequency, "minFrequency"), report, AbortError)
     latest: deque[tuple[str, str]] = deque(maxlen=MERGES_REPORTED)
     last = [0.0]
 
