@@ -7,12 +7,15 @@ per JavaScript runtime, and its size beside the JS tokenizers people choose betw
 Why: issue 33's targets are a warm ``createTokenizer`` <= 300 ms and ``npx bytepair count FILE``
 <= 1 s, and a package of <= 12 MB packed and <= 30 MB installed. Each runtime (Node, and Deno and
 Bun from the devDependencies) runs a script that imports bytepair, creates an o200k_base tokenizer
-and counts a word; the wall time of the whole process is taken, the median of ``--repeat`` runs,
-cold (an empty cache folder: the shipped snapshot, ranks built) and warm (the runtime restored from
-the user cache folder, web/stored.mjs). ``npx bytepair count FILE`` the same way. Sizes: ``npm pack``'s
-own report for bytepair and bytepair-tokenizers, the installed folders of gpt-tokenizer 4.0.0 and
-tiktoken 1.0.22 (its WASM build) from node_modules, and their tarballs as the registry lists them
-(``npm view NAME@VERSION dist.unpackedSize``; nothing is downloaded).
+and counts a word; the wall time of the whole process is taken, and ``await createTokenizer()`` alone
+(performance.now() around it, inside the process), the median of ``--repeat`` runs, cold (an empty
+cache folder: the shipped snapshot, ranks built) and warm (the runtime restored from the user cache
+folder, web/stored.mjs), with the runtime's own marks of a warm start (where its time goes). ``npx
+--offline bytepair count FILE`` from the scratch project the tarball is installed in, the same way
+(and ``node .../cli.mjs``, to tell npx's own cost). Sizes: ``npm pack``'s own report for bytepair and
+bytepair-tokenizers; for bytepair as installed, gpt-tokenizer 4.0.0 and tiktoken 1.0.22 (its WASM
+build): installed bytes, every file gzip'd one by one, and the peers' registry tarballs (``npm pack
+NAME@VERSION --dry-run``: npm's cache, else one registry request).
 
 Needs ``make bundle`` (dist/) and ``npm ci`` (the runtimes are devDependencies).
 """
@@ -33,9 +36,13 @@ from bench.common import PERFORMANCE, REPO, load_summary, log, parser, replace_s
 
 BIN = REPO / "node_modules" / ".bin"
 SCRIPT = """const { createTokenizer } = await import("bytepair");
+const t0 = performance.now();
 const tok = await createTokenizer({ encoding: "o200k_base" });
+const createMs = performance.now() - t0;
 await tok.count("hello");
+const timings = await tok.backend.request("timings", {}).catch(() => ({}));
 tok.dispose();
+console.log(JSON.stringify({ createMs, timings }));
 """
 RUNTIMES = {
     "Node": lambda: [shutil.which("node") or "node", "start.mjs"],
@@ -45,16 +52,23 @@ RUNTIMES = {
 PEERS = {"gpt-tokenizer": "4.0.0", "tiktoken": "1.0.22"}
 
 
-def _wall(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
+def _wall(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, dict]:
+    """Wall seconds of the process, and what its last stdout line says if it is JSON (SCRIPT's)."""
     t0 = time.perf_counter()
     result = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, timeout=300)
     if result.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed: {result.stderr.decode()[-2000:]}")
-    return time.perf_counter() - t0
+    wall = time.perf_counter() - t0
+    try:
+        out = json.loads(result.stdout.decode().strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        out = {}
+    return wall, out if isinstance(out, dict) else {}
 
 
-def _cold_warm(cmd: list[str], cwd: Path, repeat: int) -> tuple[float, float]:
-    """Median wall seconds of `cmd` with an empty cache folder, and with the one a first run filled."""
+def _cold_warm(cmd: list[str], cwd: Path, repeat: int) -> tuple[float, float, list[dict], list[dict]]:
+    """Median wall seconds of `cmd` with an empty cache folder, and with the one a first run filled;
+    and each run's own report (SCRIPT's createTokenizer time and the runtime's timings)."""
     colds, warms = [], []
     for _ in range(repeat):
         cache = Path(tempfile.mkdtemp(prefix="bench-cache-"))
@@ -64,7 +78,74 @@ def _cold_warm(cmd: list[str], cwd: Path, repeat: int) -> tuple[float, float]:
             warms.append(_wall(cmd, cwd, env))
         finally:
             shutil.rmtree(cache, ignore_errors=True)
-    return statistics.median(colds), statistics.median(warms)
+    return (statistics.median(w for w, _ in colds), statistics.median(w for w, _ in warms),
+            [o for _, o in colds], [o for _, o in warms])
+
+
+def _gzip_size(folder: Path) -> int:
+    """Bytes of every file of `folder` gzip'd (level 9) one by one: what a server that gzips sends."""
+    import gzip
+
+    return sum(len(gzip.compress(p.read_bytes(), 9)) for p in folder.rglob("*") if p.is_file())
+
+
+def _packed_size(name: str, version: str) -> int | None:
+    """The registry tarball's size (npm pack --dry-run: from npm's cache, else one registry request)."""
+    for extra in (["--offline"], []):
+        view = subprocess.run(["npm", "pack", f"{name}@{version}", "--dry-run", "--json", *extra], capture_output=True, text=True,
+                              timeout=120, cwd=tempfile.gettempdir())
+        if view.returncode == 0:
+            try:
+                return int(json.loads(view.stdout)[0]["size"])
+            except (ValueError, KeyError, IndexError):
+                return None
+    return None
+
+
+def _start_gzip() -> tuple[int, int]:
+    """Bytes a cold o200k_base start of bytepair fetches (dist/: the runtime's files, the snapshot, the
+    rank file, the manifest), plain and gzip'd (dist/'s .gz copies): what build/bundle.mjs prints."""
+    import gzip
+
+    dist = REPO / "dist"
+    manifest = json.loads((dist / "manifest.json").read_text())
+    start = [*manifest["runtime"].values(), manifest["snapshot"], manifest["encodings"]["o200k_base"]["file"], "manifest.json"]
+    plain = sum((dist / f).stat().st_size for f in start)
+    gz = sum((dist / f"{f}.gz").stat().st_size if (dist / f"{f}.gz").exists() else len(gzip.compress((dist / f).read_bytes(), 9))
+             for f in start)
+    return plain, gz
+
+
+def _shipped_gzip(project: Path) -> dict[str, int]:
+    """Bytes an app ships for one o200k_base tokenizer, gzip'd: gpt-tokenizer's o200k_base entry bundled
+    and minified with esbuild; tiktoken's WASM build (the .wasm, which holds every encoding's ranks,
+    and its JavaScript)."""
+    import gzip
+
+    out = {}
+    app = b'import { encode } from "gpt-tokenizer/encoding/o200k_base";\nconsole.log(encode("hello").length);\n'
+    bundled = project / "gpt-tokenizer-app.out.mjs"
+    made = subprocess.run([str(BIN / "esbuild"), "--bundle", "--minify", "--format=esm", f"--outfile={bundled}", "--log-level=error"],
+                          cwd=REPO, input=app, capture_output=True, timeout=120)  # stdin resolves from REPO's node_modules
+    if made.returncode == 0:
+        out["gpt-tokenizer"] = len(gzip.compress(bundled.read_bytes(), 9))
+    tiktoken = REPO / "node_modules" / "tiktoken"
+    out["tiktoken"] = sum(len(gzip.compress((tiktoken / f).read_bytes(), 9)) for f in ("tiktoken_bg.wasm", "tiktoken_bg.js", "tiktoken.js"))
+    return out
+
+
+def _ms(reports: list[dict]) -> float | None:
+    values = [r["createMs"] for r in reports if isinstance(r.get("createMs"), (int, float))]
+    return statistics.median(values) / 1000 if values else None
+
+
+def _where(reports: list[dict]) -> str:
+    """The runtime's own timings of a median run (ms since the worker began): where the time goes."""
+    runs = [r.get("timings") or {} for r in reports if r.get("timings")]
+    if not runs:
+        return "no timings"
+    keys = [k for k in runs[0] if all(isinstance(run.get(k), (int, float)) for run in runs)]
+    return ", ".join(f"{k} {statistics.median(run[k] for run in runs):.0f}" for k in keys)
 
 
 def _du(folder: Path) -> int:
@@ -89,33 +170,51 @@ def main(argv: Sequence[str]) -> int:
                        timeout=300)
         (project / "start.mjs").write_text(SCRIPT)
         (project / "sample.txt").write_text("Hello, world! " * 100, encoding="utf-8")
-        rows = []
+        rows, profile = [], []
         for name, cmd in RUNTIMES.items():
             log(f"{name}: createTokenizer, cold and warm, {args.repeat} rounds")
-            rows.append((f"{name}: start, `createTokenizer` + a count", *_cold_warm(cmd(), project, args.repeat)))
+            cold, warm, cold_runs, warm_runs = _cold_warm(cmd(), project, args.repeat)
+            rows.append((f"{name}: whole process, `createTokenizer` + a count", cold, warm))
+            if _ms(cold_runs) is not None and _ms(warm_runs) is not None:
+                rows.append((f"{name}: `await createTokenizer()` alone (performance.now() in the process)", _ms(cold_runs), _ms(warm_runs)))
+            profile.append(f"- {name} warm: {_where(warm_runs)}")
         log("npx bytepair count FILE")
+        npx = [shutil.which("npx") or "npx", "--offline", "--no", "bytepair", "count", "sample.txt"]
+        rows.append(("Node: `npx --offline bytepair count FILE` (the installed package)", *_cold_warm(npx, project, args.repeat)[:2]))
         cli = [shutil.which("node") or "node", str(project / "node_modules" / "bytepair" / "dist" / "cli.mjs"), "count", "sample.txt"]
-        rows.append(("Node: `npx bytepair count FILE`", *_cold_warm(cli, project, args.repeat)))
-        peers = []
+        rows.append(("Node: `node node_modules/bytepair/dist/cli.mjs count FILE`", *_cold_warm(cli, project, args.repeat)[:2]))
+        own = project / "node_modules" / "bytepair"
+        peers = [f"bytepair (installed here): {_du(own) / 1e6:.1f} MB installed, {_gzip_size(own) / 1e6:.1f} MB gzip'd file by file"]
         for name, version in PEERS.items():
-            installed = _du(REPO / "node_modules" / name)
-            view = subprocess.run(["npm", "view", f"{name}@{version}", "dist.unpackedSize", "--json"], capture_output=True, text=True,
-                                  timeout=60)
-            listed = json.loads(view.stdout) if view.returncode == 0 and view.stdout.strip() else None
-            peers.append(f"{name} {version}: {installed / 1e6:.1f} MB installed here"
-                         + (f" ({int(listed) / 1e6:.1f} MB as the registry lists it)" if listed else ""))
+            folder = REPO / "node_modules" / name
+            installed, packed = _du(folder), _packed_size(name, version)
+            peers.append(f"{name} {version}: " + (f"{packed / 1e6:.2f} MB packed (npm's tarball), " if packed else "")
+                         + f"{installed / 1e6:.1f} MB installed, {_gzip_size(folder) / 1e6:.2f} MB gzip'd file by file")
+        plain, gz = _start_gzip()
+        shipped = _shipped_gzip(project)
+        peers.append(f"one o200k_base tokenizer as a page fetches it, gzip'd: bytepair {gz / 1e6:.1f} MB ({plain / 1e6:.1f} MB plain: "
+                     "Pyodide, the snapshot, the ranks)"
+                     + "".join(f"; {n} {b / 1e6:.2f} MB" for n, b in shipped.items())
+                     + " (gpt-tokenizer: its o200k_base entry bundled with esbuild --minify; tiktoken: tiktoken_bg.wasm, every "
+                     "encoding's ranks inside, and its JavaScript)")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     lines = [
         "## JavaScript runtimes: cold and warm starts, package size",
         "",
-        f"`python -m bench runtimes`: wall seconds of the whole process, median of {args.repeat} runs each; cold = an "
+        f"`python -m bench runtimes`: seconds, median of {args.repeat} runs each (the whole process's wall time, or "
+        "`await createTokenizer()` alone timed inside it); cold = an "
         "empty cache folder, warm = the runtime snapshot a first run stored (web/stored.mjs); "
         f"{time.strftime('%Y-%m-%d')}, 1-minute load average {load_summary()} (2 cores, shared).",
         "",
         "| what | cold s | warm s |",
         "|:---|---:|---:|",
         *(f"| {label} | {cold:.2f} | {warm:.2f} |" for label, cold, warm in rows),
+        "",
+        "Targets (issue 33): warm `createTokenizer` <= 0.3 s, `npx bytepair count FILE` <= 1 s.",
+        "Where a warm start goes (the runtime's own marks, ms since its worker began, median run):",
+        "",
+        *profile,
         "",
         "Package size (`make pack` prints the same):",
         "",
