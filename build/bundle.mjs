@@ -73,7 +73,7 @@ const RUNTIME = {
 };
 const LOCK = "pyodide-lock.json";
 const WEB_FILES = [
-  "bytepair.mjs", "backends.mjs", "interrupts.mjs", "errors.mjs", "runtime.mjs", "service.mjs", "worker.mjs", "cli.mjs", "bytepair.d.ts",
+  "bytepair.mjs", "backends.mjs", "pool.mjs", "interrupts.mjs", "errors.mjs", "runtime.mjs", "service.mjs", "worker.mjs", "cli.mjs", "bytepair.d.ts",
   "snapshot.mjs", "stored.mjs", "bytepair-counter.mjs", "embedded.mjs", "workerd.mjs", "workerd.d.ts", "assets.mjs",
   "edge.mjs", "edge-navigator.mjs", "edge.d.ts",
 ];

@@ -110,6 +110,17 @@ export interface CountOptions extends EncodeOptions {
   errors?: "strict" | "replace";
 }
 
+/** An input of countFiles / encodeFiles: a string, UTF-8 bytes or a Blob/File (encodeFiles reads
+ * bytes exactly: a BOM is kept, invalid UTF-8 is InputDecodeError). */
+export type FileInput = string | ArrayBuffer | ArrayBufferView | Blob;
+
+export interface PoolOptions {
+  /** Workers for the call: the tokenizer's own runtime and helper runtimes beside it (default:
+   * navigator.hardwareConcurrency, or Node's os.availableParallelism(), at most 4, at most one per
+   * input; 1: the one runtime). Where there are no workers (workerd) the inputs run one by one. */
+  workers?: number;
+}
+
 /** Ids with [start, end) offsets in UTF-16 code units (JavaScript string indices). A token that holds
  * part of a character covers that whole character. */
 export interface EncodedWithOffsets {
@@ -279,6 +290,14 @@ export interface Tokenizer {
   count(input: CountInput, options?: CountOptions): Promise<number>;
   /** The same as count(). */
   countTokens(input: CountInput, options?: CountOptions): Promise<number>;
+  /** count() of each input, in input order, spread over a small pool of workers: helper runtimes
+   * (each its own Pyodide, started on the first call that wants one, kept for the next, ended with
+   * the last tokenizer of this runtime) with this tokenizer opened in them, so the counts are
+   * count()'s. Inputs go largest first to whichever worker is free; a helper still starting takes
+   * none. The first error rejects the call; `signal` stops every part of it at once. */
+  countFiles(inputs: Iterable<FileInput>, options?: CountOptions & PoolOptions): Promise<number[]>;
+  /** encode() of each input, in input order, over the same pool as countFiles. */
+  encodeFiles(inputs: Iterable<FileInput>, options?: EncodeOptions & PoolOptions): Promise<Uint32Array[]>;
   /** The count if it is at most `limit`, else false; stops as soon as the limit is exceeded. */
   isWithinTokenLimit(text: string, limit: number, options?: EncodeOptions): Promise<number | false>;
   encodeWithOffsets(text: string, options?: EncodeOptions): Promise<EncodedWithOffsets>;

@@ -17,6 +17,7 @@ import { EMBEDDED } from "./embedded.mjs";
 import { DisposedError, ClosedError, InvalidInputError, errorFrom, readAdvice } from "./errors.mjs";
 import { DEFAULT_ASSETS, InProcessBackend, WorkerBackend, abortError, nodeModule, threadSupport } from "./backends.mjs";
 import "./interrupts.mjs"; // backends.mjs's: named here too, so that a page fetches both at once
+import { closePool, countFiles, encodeFiles, forgetInPool } from "./pool.mjs";
 
 export * from "./errors.mjs";
 
@@ -47,6 +48,7 @@ function release(assetsUrl, slot) {
   slot.users -= 1;
   if (slot.users === 0) {
     slot.backend.close();
+    closePool(slot.backend); // its helper workers (pool.mjs), if countFiles started any
     if (backends.get(assetsUrl) === slot) backends.delete(assetsUrl);
   }
 }
@@ -538,6 +540,17 @@ class Tokenizer {
     return this.count(input, options);
   }
 
+  /** count() of each input, in order, spread over up to `workers` workers (default: the cores, at
+   * most 4): helper runtimes with this tokenizer opened in them (pool.mjs). */
+  async countFiles(inputs, options = {}) {
+    return countFiles(this, inputs, options);
+  }
+
+  /** encode() of each input (a string, UTF-8 bytes or a Blob/File), in order, over the same pool. */
+  async encodeFiles(inputs, options = {}) {
+    return encodeFiles(this, inputs, options);
+  }
+
   async countPieces(pieces, args, signal) {
     const handle = await this.call("counterOpen", args, { signal });
     const iterator = pieces[Symbol.asyncIterator] ? pieces[Symbol.asyncIterator]() : pieces[Symbol.iterator]();
@@ -704,6 +717,7 @@ class Tokenizer {
     if (this.disposed) return;
     for (const handle of this.decoders) handle.close().catch(() => {}); // before the runtime may stop
     this.disposed = true;
+    if (this.info.family === "tokenizer.json") forgetInPool(this);
     if (this.info.family === "tokenizer.json" && !this.backend.closed) {
       this.backend.request("close", { encoding: this.key }).catch(() => {}); // forget it unless shared
     }
