@@ -93,6 +93,12 @@ export interface CreateTokenizerOptions {
    * never arrive, a worker that never answers) before the start fails with WorkerError (default 60).
    * Only the call that starts the shared runtime sets it. */
   startTimeout?: number;
+  /** Seconds each call of this tokenizer may run while other calls wait behind it on the shared
+   * runtime (default 120; Infinity for no limit): past it, the call is stopped as an aborted one
+   * is and rejects with CallTimeoutError. A call with nothing waiting behind it runs as long as it
+   * needs. The open itself waits at most this long (plus 3 s) to begin behind a call that does not
+   * stop, then WorkerError. */
+  callTimeout?: number;
 }
 
 /** A string, UTF-8 bytes (a Uint8Array, Node's Buffer, an ArrayBuffer or a DataView), a Blob/File, or a
@@ -380,6 +386,9 @@ export class InputTooLargeError extends BytepairError {}
  * unbounded repeats side by side) or is too long; the message names the pattern. An
  * UnsupportedTokenizerError too, so a catch of that still catches it. */
 export class UnsupportedPatternError extends UnsupportedTokenizerError {}
+/** A call's Python work ran longer than its tokenizer's callTimeout while other calls waited on the
+ * shared runtime: it was stopped (as an aborted call is) so that they could run. */
+export class CallTimeoutError extends BytepairError {}
 
 /** The name of every error class above but BytepairError itself. */
 export type ErrorName =
@@ -387,7 +396,7 @@ export type ErrorName =
   | "UnknownEncodingError" | "UnknownModelError" | "UnknownTokenizerError" | "VocabFormatError"
   | "UnsupportedTokenizerError" | "AssetError" | "IntegrityError" | "DisposedError" | "ClosedError"
   | "WorkerError" | "AbortError" | "StateError" | "TemplateError" | "ReservedLiteralError" | "MissingDependencyError"
-  | "TrainingError" | "InputTooLargeError" | "UnsupportedPatternError";
+  | "TrainingError" | "InputTooLargeError" | "UnsupportedPatternError" | "CallTimeoutError";
 /** Those names, in the order errors.mjs lists them. */
 export const ERROR_NAMES: readonly ErrorName[];
 /** An error as it crosses from the worker or Python ({ name, message, token }) as an instance of the
@@ -404,23 +413,43 @@ export function listEncodings(options?: { assetsUrl?: string | URL }): Promise<s
 export function listTokenizers(options?: { assetsUrl?: string | URL }): Promise<string[]>;
 
 /** A training's progress: counting (done/total: characters of string texts, or bytes of Blobs), then
- * merging (done/total: merges), with the merges learned since the previous event (at most 256, the
- * last being the done-th) as [left, right] in tokenizer.json's visible form ("Ġ" is a space). */
+ * merging (BPE, WordPiece; done/total: merges), with the merges learned since the previous event (at
+ * most 256, the last being the done-th) as [left, right] in tokenizer.json's visible form ("Ġ" is a
+ * space, "##" a WordPiece continuation), or training (Unigram: EM steps, total Hugging Face's estimate,
+ * the last event done === total; WordLevel: 0 then 1 of 1), with merges []. */
 export interface TrainProgress {
-  phase: "counting" | "merging";
+  phase: "counting" | "merging" | "training";
   done: number;
   total: number;
   merges: [string, string][];
 }
 
 export interface TrainOptions {
-  /** Vocabulary size, the 256 byte tokens and the special tokens included. */
+  /** The model family (default "bpe", byte-level). Each other one is Hugging Face's trainer in the
+   * pipeline its quick tours use: "wordpiece" BertNormalizer + BertPreTokenizer + WordPiece decoder,
+   * "wordlevel" Whitespace, "unigram" Metaspace pre-tokenizer and decoder (docs/TRAINING.md). */
+  model?: "bpe" | "wordpiece" | "wordlevel" | "unigram";
+  /** Vocabulary size, the special tokens included (and for "bpe" the 256 byte tokens). */
   vocabSize: number;
-  /** An encoding name whose regex cuts the text ("o200k_base", the default; "gpt2", "cl100k_base") or a regex. */
+  /** An encoding name whose regex cuts the text ("o200k_base", the default; "gpt2", "cl100k_base") or a regex ("bpe" only). */
   pattern?: string;
   specialTokens?: readonly string[];
-  /** Stop when the best pair occurs fewer times (Hugging Face's rule). */
+  /** Stop when the best pair occurs fewer times (Hugging Face's rule; WordLevel: keep words seen this often; not "unigram"). */
   minFrequency?: number;
+  /** The unknown token of "wordpiece", "wordlevel" ("[UNK]") and "unigram" ("<unk>"): the first special token unless specialTokens lists it. */
+  unkToken?: string;
+  /** "wordpiece": BertNormalizer's lowercase (default true); the model's maxInputCharsPerWord (100). */
+  lowercase?: boolean;
+  maxInputCharsPerWord?: number;
+  /** WordPieceTrainer's limit_alphabet, continuing_subword_prefix ("##"); initialAlphabet also UnigramTrainer's. */
+  limitAlphabet?: number;
+  initialAlphabet?: readonly string[];
+  continuingSubwordPrefix?: string;
+  /** UnigramTrainer's shrinking_factor (0.75), max_piece_length (16), n_sub_iterations (2), seed_size (1,000,000). */
+  shrinkingFactor?: number;
+  maxPieceLength?: number;
+  nSubIterations?: number;
+  seedSize?: number;
   onProgress?: (progress: TrainProgress) => void;
   /** Stops the training: at once (its worker, a worker thread under Node, ends); where there are no
    * workers, between counting slices, or while merging if onProgress aborts it. */
@@ -432,7 +461,7 @@ export interface TrainOptions {
 
 /** A trained tokenizer: a tokenizer.json tokenizer like createTokenizer's, plus its file. */
 export interface TrainedTokenizer extends Tokenizer {
-  /** How many merges were learned. */
+  /** How many merges were learned (0 for "wordlevel" and "unigram"). */
   readonly merges: number;
   /** The tokenizer.json as an object (so JSON.stringify(tok) writes the file). */
   toJSON(): object;
@@ -441,5 +470,6 @@ export interface TrainedTokenizer extends Tokenizer {
 }
 
 /** Train a byte-level BPE tokenizer with Hugging Face's merges and ids (as Python's bytepair.train) on a
- * string, strings, or Blobs/Files (read line by line, line ends kept, as `bytepair train FILE` reads them). */
+ * string, strings, or Blobs/Files (read line by line, line ends kept, as `bytepair train FILE` reads them);
+ * with `model`, a WordPiece, WordLevel or Unigram tokenizer (as Tokenizer.train_from_iterator with HF's trainer). */
 export function train(texts: string | readonly string[] | readonly Blob[], options: TrainOptions): Promise<TrainedTokenizer>;

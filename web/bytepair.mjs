@@ -73,7 +73,7 @@ function typeName(value) {
 }
 
 // The option names each call takes (bytepair.d.ts's option types).
-const CREATE_OPTIONS = ["encoding", "model", "tokenizer", "tokenizerJson", "sentencepiece", "name", "tokenizerConfig", "assetsUrl", "startTimeout", "onProgress", "signal"];
+const CREATE_OPTIONS = ["encoding", "model", "tokenizer", "tokenizerJson", "sentencepiece", "name", "tokenizerConfig", "assetsUrl", "startTimeout", "onProgress", "signal", "callTimeout"];
 const LIST_OPTIONS = ["assetsUrl"];
 const CALL_OPTIONS = ["signal"];
 const ENCODE_OPTIONS = [...CALL_OPTIONS, "allowedSpecial", "disallowedSpecial"];
@@ -86,7 +86,10 @@ const CHAT_OPTIONS = [
 ];
 const TEMPLATE_OPTIONS = [...CHAT_OPTIONS, "returnAssistantMask", "returnText"];
 const ANALYZE_OPTIONS = [...CALL_OPTIONS, "compareWith", "corpus", "limit", "onProgress"];
-const TRAIN_OPTIONS = ["vocabSize", "pattern", "specialTokens", "minFrequency", "onProgress", "signal", "name", "assetsUrl"];
+// train()'s model family options, passed to Python's trainer objects (web_bridge/train_families.py checks them).
+const FAMILY_OPTIONS = ["unkToken", "lowercase", "maxInputCharsPerWord", "limitAlphabet", "initialAlphabet", "continuingSubwordPrefix",
+  "shrinkingFactor", "maxPieceLength", "nSubIterations", "seedSize"];
+const TRAIN_OPTIONS = ["vocabSize", "pattern", "specialTokens", "minFrequency", "onProgress", "signal", "name", "assetsUrl", "model", ...FAMILY_OPTIONS];
 
 /** Refuse option names that `call` does not take: a misspelt one ("encodng", "allowSpecial") would
  * otherwise be ignored without a word, and the call would quietly use the default. */
@@ -232,6 +235,7 @@ export async function createTokenizer(options = {}) {
   if (onProgress !== undefined && typeof onProgress !== "function") throw invalidInput(`onProgress must be a function, not ${typeName(onProgress)}`);
   const signal = signalOf(options);
   if (signal?.aborted) throw abortError(signal);
+  const budgetMs = callBudget(options.callTimeout);
   const startMs = startBudget(options.startTimeout);
   const assetsUrl = normaliseAssets(options.assetsUrl);
   const { request, first, transfer } = await openRequest(options);
@@ -241,8 +245,11 @@ export async function createTokenizer(options = {}) {
   if (onProgress) backend.listeners.add(onProgress);
   try {
     await untilAborted(backend.ready, signal);
-    const info = await backend.request("open", request, transfer, undefined, signal);
-    return new Tokenizer(backend, info, () => release(assetsUrl, slot));
+    // The open waits to begin at most its budget and the grace of an interrupt (backends.mjs, 5.).
+    const info = await backend.request("open", request, transfer, undefined, signal, { ms: budgetMs, beginMs: budgetMs + OPEN_GRACE_MS });
+    const tok = new Tokenizer(backend, info, () => release(assetsUrl, slot));
+    tok.budgetMs = budgetMs;
+    return tok;
   } catch (err) {
     release(assetsUrl, slot);
     throw err;
@@ -353,6 +360,16 @@ class StreamDecoder {
 const SLICE_CHARS = 1 << 17;
 /** Bytes per request when a Blob or stream is counted. */
 const SLICE_BYTES = 1 << 18;
+
+/** Seconds a call may run while others wait (createTokenizer's callTimeout), as milliseconds. */
+const DEFAULT_CALL_TIMEOUT = 120;
+const OPEN_GRACE_MS = 3000;
+function callBudget(seconds = DEFAULT_CALL_TIMEOUT) {
+  if (typeof seconds !== "number" || !(seconds > 0)) {
+    throw invalidInput(`callTimeout must be a positive number of seconds (or Infinity for no limit), not ${typeof seconds === "number" ? seconds : typeName(seconds)}`);
+  }
+  return seconds * 1000;
+}
 
 /** Seconds a starting runtime may go without progress (createTokenizer's startTimeout, default 60), as
  * milliseconds; undefined for the default. */
@@ -507,7 +524,7 @@ class Tokenizer {
    * Python work itself stops (see backends.mjs: interrupted in place, or its worker replaced). */
   call(op, args, { transfer, signal } = {}) {
     if (this.disposed) return Promise.reject(disposedError(this.encoding));
-    return this.backend.request(op, { encoding: this.key, ...args }, transfer, undefined, signal);
+    return this.backend.request(op, { encoding: this.key, ...args }, transfer, undefined, signal, { ms: this.budgetMs });
   }
 
   async encode(text, options = {}) {
@@ -838,12 +855,18 @@ function trainOptions(options) {
   if (minFrequency !== undefined && (!Number.isInteger(minFrequency) || minFrequency < 0)) throw invalidInput(`minFrequency must be a whole number >= 0, not ${minFrequency}`);
   if (onProgress !== undefined && typeof onProgress !== "function") throw invalidInput("onProgress must be a function");
   if (name !== undefined && typeof name !== "string") throw invalidInput("name must be a string");
-  return { vocabSize, pattern, specialTokens: specialTokens ?? [], minFrequency: minFrequency ?? 0, onProgress, name: name ?? "trained" };
+  const model = options.model ?? "bpe";
+  if (!["bpe", "wordpiece", "wordlevel", "unigram"].includes(model)) throw invalidInput(`model must be "bpe", "wordpiece", "wordlevel" or "unigram", not ${typeof model === "string" ? JSON.stringify(model) : typeName(model)}`);
+  const family = Object.fromEntries(FAMILY_OPTIONS.filter((k) => options[k] !== undefined).map((k) => [k, options[k]]));
+  const setup = model === "bpe" && !Object.keys(family).length ? undefined : JSON.stringify({ model, ...family });
+  return { vocabSize, pattern, specialTokens: specialTokens ?? [], minFrequency: minFrequency ?? 0, onProgress, name: name ?? "trained", setup };
 }
 
 /** Train a byte-level BPE tokenizer (Hugging Face's merges and ids, as Python's bytepair.train) on a
  * string, an array of strings, or Blobs/Files (read line by line). Options: vocabSize, pattern,
- * specialTokens, minFrequency, onProgress({ phase, done, total, merges }), signal, name, assetsUrl.
+ * specialTokens, minFrequency, onProgress({ phase, done, total, merges }), signal, name, assetsUrl;
+ * model "wordpiece" | "wordlevel" | "unigram" trains that family instead, with HF's trainer and its
+ * options (bytepair.d.ts, docs/TRAINING.md).
  * It runs in a worker of its own (a worker thread under Node), so the other tokenizers keep
  * answering and an abort stops it at once; where there are no workers it runs in the calling thread
  * (an abort is seen between slices of counting, and while merging only if onProgress itself aborts). */
@@ -868,7 +891,7 @@ export async function train(texts, options = {}) {
   let handle;
   try {
     await backend.ready;
-    handle = await backend.request("trainOpen", { pattern: opts.pattern });
+    handle = await backend.request("trainOpen", { pattern: opts.pattern, setup: opts.setup });
     for await (const batch of trainingBatches(sources)) {
       if (stopped) throw abortError(signal);
       await backend.request("trainFeed", { handle, texts: batch.texts });

@@ -158,7 +158,7 @@ export class TokenizerService {
       case "streamClose":
         return { result: call("stream_close", a.handle) };
       case "trainOpen":
-        return { result: call("train_open", a.pattern ?? null) };
+        return { result: call("train_open", a.pattern ?? null, a.setup ?? null) };
       case "trainFeed":
         return { result: call("train_feed", a.handle, a.texts) };
       case "trainFinish": {
