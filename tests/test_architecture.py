@@ -42,12 +42,12 @@ TIKTOKEN_NAMES = {
 
 # Hugging Face tokenizers' stage modules and the classes HF code names in them: every class that
 # tokenizers 0.23.3 and bytepair both offer (the intersection, so that one disappearing fails here).
-# HF's that bytepair does not offer: normalizers.Nmt, decoders.DecodeStream (Tokenizer.decode_stream
-# instead), trainers.Trainer and trainers.ParityBpeTrainer.
+# HF's that bytepair does not offer: decoders.DecodeStream (Tokenizer.decode_stream instead),
+# trainers.Trainer and trainers.ParityBpeTrainer.
 HF_NAMES = {
     "models": ["Model", "BPE", "WordPiece", "WordLevel", "Unigram"],
     "normalizers": ["Normalizer", "NFC", "NFD", "NFKC", "NFKD", "Lowercase", "StripAccents", "Strip", "Replace",
-                    "Prepend", "BertNormalizer", "ByteLevel", "Precompiled", "Sequence"],
+                    "Prepend", "BertNormalizer", "ByteLevel", "Precompiled", "Nmt", "Sequence"],
     "pre_tokenizers": ["PreTokenizer", "ByteLevel", "Split", "Metaspace", "Digits", "Punctuation", "Whitespace",
                        "WhitespaceSplit", "BertPreTokenizer", "CharDelimiterSplit", "FixedLength", "UnicodeScripts",
                        "Sequence"],
