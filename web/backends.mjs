@@ -17,8 +17,14 @@
 //    same way once nothing is running and no decoder, counter or training is open.
 // 4. Starting cannot wait forever: no progress for START_STALL_MS (or the first createTokenizer's
 //    startTimeout) is a WorkerError.
+// 5. A call without a signal cannot hold the others for ever: a call that has run longer than its
+//    budget (createTokenizer({ callTimeout }), 120 s by default) while another call waits behind it
+//    is stopped as an aborted one is, with CallTimeoutError; alone, it runs as long as it needs (an
+//    encode of a huge text holds no one). A tokenizer's open that has not begun within its own
+//    budget (plus the grace of an interrupt) is a WorkerError: the runtime is held by a call
+//    with no budget (callTimeout: Infinity), and createTokenizer says so rather than wait.
 
-import { AbortError, AssetError, DisposedError, StateError, WorkerError, errorFrom } from "./errors.mjs";
+import { AbortError, AssetError, CallTimeoutError, DisposedError, StateError, WorkerError, errorFrom } from "./errors.mjs";
 import { abortCall, isRunning, runningCall, sharedControl } from "./interrupts.mjs";
 
 /** This module's URL, where the runtime has one (Cloudflare's workerd has none: import.meta.url is
@@ -45,6 +51,8 @@ const INTERRUPT_GRACE_MS = 2000;
 const ABORT_GRACE_MS = 300;
 /** How long a starting runtime may go without progress. */
 const START_STALL_MS = 60_000;
+/** How often the budgets of calls (createTokenizer's callTimeout) are looked at. */
+const BUDGET_POLL_MS = 100;
 /** Restarts after a crash within a minute before the runtime is given up. */
 const MAX_CRASH_RESTARTS = 3;
 
@@ -254,14 +262,19 @@ export class WorkerBackend {
     });
   }
 
-  request(op, args, transfer = [], onEvent = undefined, signal = undefined) {
+  /** `budget`: { ms, beginMs } — how long the call's Python work may run while another call waits
+   * (CallTimeoutError past it), and how long it may wait to begin (WorkerError); either may be absent. */
+  request(op, args, transfer = [], onEvent = undefined, signal = undefined, budget = undefined) {
     if (this.closed) return Promise.reject(this.closed);
     if (signal?.aborted) return Promise.reject(abortError(signal));
     const id = ++this.nextId;
     // A tokenizer's open is kept to be sent again after a restart: its bytes are copied, not moved.
     const entry = { op, args, transfer: op === "open" ? [] : transfer, onEvent, posted: false };
+    if (budget?.ms > 0 && budget.ms < Infinity) entry.budgetMs = budget.ms;
+    if (budget?.beginMs > 0 && budget.beginMs < Infinity) entry.beginBy = Date.now() + budget.beginMs;
     const answer = new Promise((resolve, reject) => Object.assign(entry, { resolve, reject }));
     this.pending.set(id, entry);
+    if (entry.budgetMs || entry.beginBy) this.watchBudgets();
     if (!this.restoring) this.post(id, entry);
     if (!signal) return answer;
     const onAbort = () => this.abort(id, signal);
@@ -347,11 +360,54 @@ export class WorkerBackend {
     return result;
   }
 
-  /** Reject request `id` at once; stop its Python call if it runs, else make sure it never does. */
-  abort(id, signal) {
+  /** Looks at the budgets of the calls in flight every BUDGET_POLL_MS while any call has one. */
+  watchBudgets() {
+    if (this.budgetWatch) return;
+    this.budgetWatch = setInterval(() => this.checkBudgets(), BUDGET_POLL_MS);
+    this.budgetWatch.unref?.();
+  }
+
+  checkBudgets() {
+    const now = Date.now();
+    const running = this.restoring ? 0 : this.control ? runningCall(this.control) : this.running;
+    if (running !== this.watched) {
+      this.watched = running;
+      this.watchedSince = now;
+    }
+    let budgets = false;
+    for (const [id, entry] of this.pending) {
+      if (entry.budgetMs || entry.beginBy) budgets = true;
+      if (id === running) {
+        entry.begun = true;
+        // Past its budget while another call waits behind it: stopped as an aborted call is.
+        if (entry.budgetMs && now - this.watchedSince > entry.budgetMs && this.pending.size > 1) {
+          this.abort(id, undefined, new CallTimeoutError(
+            `the ${entry.op} ran for more than ${entry.budgetMs / 1000} s while other calls waited on the shared ` +
+              "runtime, so it was stopped (its time budget: createTokenizer({ callTimeout }) in seconds, Infinity for none); " +
+              "for a very large input use count() (it keeps no ids) or pass the text in parts",
+          ));
+        }
+      } else if (entry.beginBy && !entry.begun && !this.restoring && now > entry.beginBy) {
+        const busy = this.pending.get(running);
+        this.abort(id, undefined, new WorkerError(
+          `the tokenizer runtime is held by a call that has run for ${((now - this.watchedSince) / 1000).toFixed(0)} s ` +
+            `(${busy ? `a ${busy.op}` : "one"} with no time budget, or one that did not stop), so this ${entry.op} ` +
+            "did not begin; abort that call (its AbortSignal), give it a callTimeout, or try again later",
+        ));
+      }
+    }
+    if (!budgets) {
+      clearInterval(this.budgetWatch);
+      this.budgetWatch = null;
+    }
+  }
+
+  /** Reject request `id` at once (with `error`: AbortError by default); stop its Python call if it
+   * runs, else make sure it never does. */
+  abort(id, signal, error = abortError(signal)) {
     const entry = this.pending.get(id);
     if (!entry) return;
-    entry.reject(abortError(signal));
+    entry.reject(error);
     if (!entry.posted) return this.settle(id); // still waiting for a restart: never sent
     this.pending.delete(id);
     const interrupted = this.control !== null;
@@ -391,15 +447,27 @@ export class WorkerBackend {
       } else entry.posted = false;
     }
     this.restarts.push({ at: Date.now(), reason });
+    const since = Date.now();
     const restoring = (async () => {
       await this.start();
-      for (const { args } of this.live) await this.send("open", args).catch(() => {}); // a tokenizer that no longer opens answers UnknownEncodingError
+      if (this.restoring !== restoring) return;
+      // All sent at once (the worker answers in order): the tokenizers the waiting calls use, then
+      // those calls, then the other tokenizers; so a count waiting behind an aborted call does not
+      // wait for every tokenizer in use to be opened again (a 7 MB tokenizer.json, say). A tokenizer
+      // that no longer opens answers UnknownEncodingError.
+      const waiting = new Set([...this.pending.values()].map((entry) => entry.args?.encoding));
+      const opens = this.live.filter((t) => waiting.has(t.key)).map(({ args }) => this.send("open", args).catch(() => {}));
+      for (const [id, entry] of this.pending) if (!entry.posted && !entry.internal) this.post(id, entry);
+      opens.push(...this.live.filter((t) => !waiting.has(t.key)).map(({ args }) => this.send("open", args).catch(() => {})));
+      await Promise.all(opens);
     })();
     this.ready = restoring;
     this.restoring = restoring;
     restoring.then(() => {
       if (this.restoring !== restoring) return;
       this.restoring = null;
+      const took = Date.now() - since; // waiting for a restart is not waiting behind a call
+      for (const entry of this.pending.values()) if (entry.beginBy) entry.beginBy += took;
       for (const [id, entry] of this.pending) if (!entry.posted) this.post(id, entry);
       this.maybeRecycle();
     }, (err) => this.fail(err));
@@ -446,6 +514,8 @@ export class WorkerBackend {
     this.pending.clear();
     for (const watch of this.aborted.values()) clearInterval(watch);
     this.aborted.clear();
+    clearInterval(this.budgetWatch);
+    this.budgetWatch = null;
     this.worker.hold?.(false);
     this.worker.terminate();
   }

@@ -93,6 +93,12 @@ export interface CreateTokenizerOptions {
    * never arrive, a worker that never answers) before the start fails with WorkerError (default 60).
    * Only the call that starts the shared runtime sets it. */
   startTimeout?: number;
+  /** Seconds each call of this tokenizer may run while other calls wait behind it on the shared
+   * runtime (default 120; Infinity for no limit): past it, the call is stopped as an aborted one
+   * is and rejects with CallTimeoutError. A call with nothing waiting behind it runs as long as it
+   * needs. The open itself waits at most this long (plus 3 s) to begin behind a call that does not
+   * stop, then WorkerError. */
+  callTimeout?: number;
 }
 
 /** A string, UTF-8 bytes (a Uint8Array, Node's Buffer, an ArrayBuffer or a DataView), a Blob/File, or a
@@ -380,6 +386,9 @@ export class InputTooLargeError extends BytepairError {}
  * unbounded repeats side by side) or is too long; the message names the pattern. An
  * UnsupportedTokenizerError too, so a catch of that still catches it. */
 export class UnsupportedPatternError extends UnsupportedTokenizerError {}
+/** A call's Python work ran longer than its tokenizer's callTimeout while other calls waited on the
+ * shared runtime: it was stopped (as an aborted call is) so that they could run. */
+export class CallTimeoutError extends BytepairError {}
 
 /** The name of every error class above but BytepairError itself. */
 export type ErrorName =
@@ -387,7 +396,7 @@ export type ErrorName =
   | "UnknownEncodingError" | "UnknownModelError" | "UnknownTokenizerError" | "VocabFormatError"
   | "UnsupportedTokenizerError" | "AssetError" | "IntegrityError" | "DisposedError" | "ClosedError"
   | "WorkerError" | "AbortError" | "StateError" | "TemplateError" | "ReservedLiteralError" | "MissingDependencyError"
-  | "TrainingError" | "InputTooLargeError" | "UnsupportedPatternError";
+  | "TrainingError" | "InputTooLargeError" | "UnsupportedPatternError" | "CallTimeoutError";
 /** Those names, in the order errors.mjs lists them. */
 export const ERROR_NAMES: readonly ErrorName[];
 /** An error as it crosses from the worker or Python ({ name, message, token }) as an instance of the

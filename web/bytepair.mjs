@@ -73,7 +73,7 @@ function typeName(value) {
 }
 
 // The option names each call takes (bytepair.d.ts's option types).
-const CREATE_OPTIONS = ["encoding", "model", "tokenizer", "tokenizerJson", "sentencepiece", "name", "tokenizerConfig", "assetsUrl", "startTimeout", "onProgress", "signal"];
+const CREATE_OPTIONS = ["encoding", "model", "tokenizer", "tokenizerJson", "sentencepiece", "name", "tokenizerConfig", "assetsUrl", "startTimeout", "onProgress", "signal", "callTimeout"];
 const LIST_OPTIONS = ["assetsUrl"];
 const CALL_OPTIONS = ["signal"];
 const ENCODE_OPTIONS = [...CALL_OPTIONS, "allowedSpecial", "disallowedSpecial"];
@@ -235,6 +235,7 @@ export async function createTokenizer(options = {}) {
   if (onProgress !== undefined && typeof onProgress !== "function") throw invalidInput(`onProgress must be a function, not ${typeName(onProgress)}`);
   const signal = signalOf(options);
   if (signal?.aborted) throw abortError(signal);
+  const budgetMs = callBudget(options.callTimeout);
   const startMs = startBudget(options.startTimeout);
   const assetsUrl = normaliseAssets(options.assetsUrl);
   const { request, first, transfer } = await openRequest(options);
@@ -244,8 +245,11 @@ export async function createTokenizer(options = {}) {
   if (onProgress) backend.listeners.add(onProgress);
   try {
     await untilAborted(backend.ready, signal);
-    const info = await backend.request("open", request, transfer, undefined, signal);
-    return new Tokenizer(backend, info, () => release(assetsUrl, slot));
+    // The open waits to begin at most its budget and the grace of an interrupt (backends.mjs, 5.).
+    const info = await backend.request("open", request, transfer, undefined, signal, { ms: budgetMs, beginMs: budgetMs + OPEN_GRACE_MS });
+    const tok = new Tokenizer(backend, info, () => release(assetsUrl, slot));
+    tok.budgetMs = budgetMs;
+    return tok;
   } catch (err) {
     release(assetsUrl, slot);
     throw err;
@@ -356,6 +360,16 @@ class StreamDecoder {
 const SLICE_CHARS = 1 << 17;
 /** Bytes per request when a Blob or stream is counted. */
 const SLICE_BYTES = 1 << 18;
+
+/** Seconds a call may run while others wait (createTokenizer's callTimeout), as milliseconds. */
+const DEFAULT_CALL_TIMEOUT = 120;
+const OPEN_GRACE_MS = 3000;
+function callBudget(seconds = DEFAULT_CALL_TIMEOUT) {
+  if (typeof seconds !== "number" || !(seconds > 0)) {
+    throw invalidInput(`callTimeout must be a positive number of seconds (or Infinity for no limit), not ${typeof seconds === "number" ? seconds : typeName(seconds)}`);
+  }
+  return seconds * 1000;
+}
 
 /** Seconds a starting runtime may go without progress (createTokenizer's startTimeout, default 60), as
  * milliseconds; undefined for the default. */
@@ -510,7 +524,7 @@ class Tokenizer {
    * Python work itself stops (see backends.mjs: interrupted in place, or its worker replaced). */
   call(op, args, { transfer, signal } = {}) {
     if (this.disposed) return Promise.reject(disposedError(this.encoding));
-    return this.backend.request(op, { encoding: this.key, ...args }, transfer, undefined, signal);
+    return this.backend.request(op, { encoding: this.key, ...args }, transfer, undefined, signal, { ms: this.budgetMs });
   }
 
   async encode(text, options = {}) {

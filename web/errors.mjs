@@ -23,7 +23,7 @@ export const ERROR_NAMES = [
   "UnknownEncodingError", "UnknownModelError", "UnknownTokenizerError", "VocabFormatError",
   "UnsupportedTokenizerError", "AssetError", "IntegrityError", "DisposedError", "ClosedError",
   "WorkerError", "AbortError", "StateError", "TemplateError", "ReservedLiteralError", "MissingDependencyError",
-  "TrainingError", "InputTooLargeError", "UnsupportedPatternError",
+  "TrainingError", "InputTooLargeError", "UnsupportedPatternError", "CallTimeoutError",
 ];
 
 /** The classes that derive from another of these rather than from BytepairError itself: a refused
@@ -47,7 +47,7 @@ export const {
   UnknownEncodingError, UnknownModelError, UnknownTokenizerError, VocabFormatError,
   UnsupportedTokenizerError, AssetError, IntegrityError, DisposedError, ClosedError,
   WorkerError, AbortError, StateError, TemplateError, ReservedLiteralError, MissingDependencyError,
-  TrainingError, InputTooLargeError, UnsupportedPatternError,
+  TrainingError, InputTooLargeError, UnsupportedPatternError, CallTimeoutError,
 } = CLASSES;
 
 /** An error of the class `name` names (a BytepairError carrying `name` for any other name). */

@@ -143,3 +143,79 @@ test("an aborted slow pattern stops where it runs (the regex engine polls for in
     o200k.dispose();
   }
 });
+
+test("a runaway call without a signal is stopped at its callTimeout once another call waits; createTokenizer gets through", async () => {
+  // callTimeout: 1 s. `a*b*c` on 120,000 "a" backtracks for minutes (quadratic), and the call has no
+  // signal: once another call waits behind it, it is stopped in place at its budget.
+  const slow = await bp.createTokenizer({ tokenizerJson: tinyTokenizer({ pattern: "a*b*c" }), callTimeout: 1 });
+  const o200k = await bp.createTokenizer({ encoding: "o200k_base" });
+  const restarts = slow.backend.restarts.length;
+  try {
+    const t0 = performance.now();
+    const stuck = slow.count("a".repeat(120_000)).catch((e) => e);
+    await sleep(300);
+    const count = o200k.count("hello world"); // waits behind it
+    const again = bp.createTokenizer({ encoding: "o200k_base" }); // so does this open (of a loaded encoding)
+    const err = await stuck;
+    const stopped = performance.now() - t0;
+    assert.equal(await count, 2);
+    const answered = performance.now() - t0;
+    const second = await again;
+    const opened = performance.now() - t0;
+    console.log(`runaway with callTimeout 1 s: stopped after ${stopped.toFixed(0)} ms, the waiting count answered ` +
+      `after ${answered.toFixed(0)} ms, the waiting createTokenizer after ${opened.toFixed(0)} ms`);
+    assert.ok(err instanceof bp.CallTimeoutError, String(err));
+    assert.match(err.message, /ran for more than 1 s while other calls waited.*callTimeout/);
+    assert.ok(stopped > 1000 && answered < 2500 && opened < 4000, `${stopped} ${answered} ${opened} ms`);
+    assert.equal(await second.count("hello world"), 2);
+    assert.equal(await slow.count("a b c"), 5); // the same runtime, interrupted in place
+    assert.equal(slow.backend.restarts.length, restarts);
+    second.dispose();
+  } finally {
+    slow.dispose();
+    o200k.dispose();
+  }
+});
+
+test("a call past its callTimeout with nothing waiting behind it runs to the end", async () => {
+  const slow = await bp.createTokenizer({ tokenizerJson: tinyTokenizer({ pattern: "a*b*c" }), callTimeout: 0.3 });
+  try {
+    // The pattern is quadratic where it fails: time a short run, then take one that lasts ~1.5 s.
+    let t0 = performance.now();
+    await slow.count("a".repeat(4000));
+    const small = Math.max(performance.now() - t0, 5);
+    const n = Math.round(4000 * Math.sqrt(1500 / small));
+    t0 = performance.now();
+    assert.equal(await slow.count("a".repeat(n)), n);
+    const took = performance.now() - t0;
+    console.log(`alone past its 0.3 s callTimeout: ${n} characters counted in ${took.toFixed(0)} ms`);
+    assert.ok(took > 300, `the long call took ${took.toFixed(0)} ms, not past its 0.3 s budget: the test proves nothing`);
+  } finally {
+    slow.dispose();
+  }
+});
+
+test("createTokenizer fails with WorkerError behind a call with no budget, within its own callTimeout and 3 s", async () => {
+  const hog = await bp.createTokenizer({ tokenizerJson: tinyTokenizer({ pattern: "a*b*c" }), callTimeout: Infinity });
+  try {
+    const controller = new AbortController();
+    const stuck = hog.count("a".repeat(120_000), { signal: controller.signal });
+    await sleep(300);
+    const t0 = performance.now();
+    const err = await bp.createTokenizer({ encoding: "r50k_base", callTimeout: 1 }).catch((e) => e);
+    const waited = performance.now() - t0;
+    console.log(`createTokenizer behind a call with no budget: WorkerError after ${waited.toFixed(0)} ms`);
+    assert.ok(err instanceof bp.WorkerError, String(err));
+    assert.match(err.message, /held by a call .*a count with no time budget/);
+    assert.ok(waited > 3500 && waited < 6000, `createTokenizer failed after ${waited.toFixed(0)} ms (1 s + 3 s expected)`);
+    controller.abort();
+    await assert.rejects(stuck, bp.AbortError);
+    const r50k = await bp.createTokenizer({ encoding: "r50k_base" }); // the runtime is free again
+    assert.equal(await r50k.count("hello world"), 2);
+    r50k.dispose();
+    await assert.rejects(bp.createTokenizer({ encoding: "r50k_base", callTimeout: 0 }), bp.InvalidInputError);
+    await assert.rejects(bp.createTokenizer({ encoding: "r50k_base", callTimeout: "60" }), /callTimeout must be a positive number/);
+  } finally {
+    hog.dispose();
+  }
+});

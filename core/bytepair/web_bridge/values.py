@@ -56,6 +56,7 @@ JS_ERROR_NAMES = frozenset({
     "UnknownModelError", "UnknownTokenizerError", "VocabFormatError", "UnsupportedTokenizerError", "AssetError",
     "IntegrityError", "DisposedError", "ClosedError", "WorkerError", "AbortError", "StateError", "TemplateError",
     "ReservedLiteralError", "MissingDependencyError", "TrainingError", "InputTooLargeError", "UnsupportedPatternError",
+    "CallTimeoutError",
 })
 """The error classes ``web/errors.mjs`` exports (a test holds the two lists equal)."""
 
