@@ -1053,6 +1053,66 @@ def test_train_tab_files_and_stop(wide) -> None:
     assert page.get_by_role("button", name="Train", exact=True).is_enabled()
 
 
+def native_family(kind: str, text: str, vocab_size: int, specials: list[str]) -> bytepair.Tokenizer:
+    """The tokenizer the Train tab trains for a model choice, trained natively (docs/TRAINING.md's pipelines)."""
+    from bytepair import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
+
+    if kind == "wordpiece":
+        tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+        tok.normalizer, tok.pre_tokenizer, tok.decoder = normalizers.BertNormalizer(), pre_tokenizers.BertPreTokenizer(), decoders.WordPiece()
+        trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, special_tokens=["[UNK]", *specials], min_frequency=2, show_progress=False)
+    else:
+        tok = Tokenizer(models.Unigram())
+        tok.pre_tokenizer, tok.decoder = pre_tokenizers.Metaspace(), decoders.Metaspace()
+        trainer = trainers.UnigramTrainer(vocab_size=vocab_size, unk_token="<unk>", special_tokens=["<unk>", *specials], show_progress=False)
+    tok.train_from_iterator([text], trainer)
+    return tok
+
+
+def test_train_tab_other_families(wide) -> None:
+    """Pick WordPiece, then Unigram: each trains in the page to the tokenizer it trains natively, its
+    own tokens (## continuations, ▁ for a space) show in the main view, and the list shows merges or pieces."""
+    page, _ = wide
+    text = corpus_texts()["en"][:6000]
+    page.get_by_role("tab", name="Train").click()
+    page.evaluate("(t) => { document.getElementById('train-text').value = t; }", text)
+    page.get_by_test_id("train-special").fill("[SEP]")
+    for kind, label, vocab_size, mark in [("wordpiece", "WordPiece (BERT-style)", 400, "##"), ("unigram", "Unigram (SentencePiece-style)", 300, "▁")]:
+        page.get_by_test_id("train-model").select_option(kind)
+        assert not page.get_by_label("Split text with").is_visible()  # byte-level BPE's option only
+        assert page.get_by_label("Minimum pair count").is_visible() == (kind == "wordpiece")
+        page.get_by_label("Vocabulary size").fill(str(vocab_size))
+        page.get_by_role("button", name="Train", exact=True).click()
+        page.wait_for_function("() => document.getElementById('train-status').textContent.startsWith('Done')", timeout=180_000)
+        tok = native_family(kind, text, vocab_size, ["[SEP]"])
+        summary = page.inner_text('[data-testid="train-summary"]')
+        assert summary.startswith(f"{label}: ") and f"vocabulary {tok.get_vocab_size()}" in summary, summary
+        listed = page.locator("#train-merges li").all_inner_texts()
+        assert listed and any(mark in item for item in listed), listed[:5]
+        if kind == "unigram":  # the pieces by id, with their scores
+            pieces = json.loads(tok.to_str())["model"]["vocab"]
+            assert listed[3].split(" ")[0] == pieces[3][0].replace(" ", "·")
+        with page.expect_download() as info:
+            page.get_by_role("link", name="Download tokenizer.json").click()
+        saved, native = json.loads(open(info.value.path(), encoding="utf-8").read()), json.loads(tok.to_str())
+        if kind == "unigram":  # the same pieces; the same scores but for the last bits of a sum (1e-9 relative)
+            ours, theirs = saved["model"].pop("vocab"), native["model"].pop("vocab")
+            assert [p for p, _ in ours] == [p for p, _ in theirs]
+            assert [s for _, s in ours] == pytest.approx([s for _, s in theirs], rel=1e-9)
+        assert saved == native
+
+        probe = "Tokenizers learn their vocabulary from the text they are trained on. [SEP]"
+        paste(page, probe)
+        page.get_by_role("tab", name="Train").click()
+        page.get_by_role("button", name="Use in main view").click()
+        wait_count(page, len(tok.encode(probe).ids))
+        shown = page.locator("#tokens .tok").all_inner_texts()
+        assert len(shown) == len(tok.encode(probe).ids) and page.locator("#tokens .tok.special").count() == 1
+        assert any(mark in t for t in tok.encode(probe).tokens)
+        shot(page, f"train-{kind}-1366")
+        page.get_by_role("tab", name="Train").click()
+
+
 def test_an_edit_during_a_drawing_leaves_no_slice_hidden(app) -> None:
     """Slices after the first two are drawn hidden (class "later") and shown together at the end; an
     edit that lands before that end keeps the slices drawn so far, and they must still be shown.
