@@ -42,8 +42,7 @@ TIKTOKEN_NAMES = {
 
 # Hugging Face tokenizers' stage modules and the classes HF code names in them: every class that
 # tokenizers 0.23.3 and bytepair both offer (the intersection, so that one disappearing fails here).
-# HF's that bytepair does not offer: decoders.DecodeStream (Tokenizer.decode_stream instead),
-# trainers.Trainer and trainers.ParityBpeTrainer.
+# HF's that bytepair does not offer: trainers.Trainer and trainers.ParityBpeTrainer.
 HF_NAMES = {
     "models": ["Model", "BPE", "WordPiece", "WordLevel", "Unigram"],
     "normalizers": ["Normalizer", "NFC", "NFD", "NFKC", "NFKD", "Lowercase", "StripAccents", "Strip", "Replace",
@@ -53,7 +52,7 @@ HF_NAMES = {
                        "Sequence"],
     "processors": ["PostProcessor", "TemplateProcessing", "BertProcessing", "RobertaProcessing", "ByteLevel", "Sequence"],
     "decoders": ["Decoder", "ByteLevel", "Metaspace", "ByteFallback", "Fuse", "Strip", "Replace", "BPEDecoder",
-                 "WordPiece", "CTC", "Sequence"],
+                 "WordPiece", "CTC", "Sequence", "DecodeStream"],
     "trainers": ["BpeTrainer", "WordPieceTrainer", "WordLevelTrainer", "UnigramTrainer"],
 }
 

@@ -19,7 +19,6 @@ tokenizers = pytest.importorskip("tokenizers")
 
 MODULES = ["models", "normalizers", "pre_tokenizers", "processors", "decoders", "trainers"]
 NOT_OFFERED = {
-    ("decoders", "DecodeStream"): "bytepair's is Tokenizer.decode_stream() (bound to its tokenizer), not a decoders class",
     ("trainers", "ParityBpeTrainer"): "not implemented (new in tokenizers 0.23)",
 }
 # Where HF's __text_signature__ is not what HF accepts (each checked against HF below).

@@ -14,6 +14,7 @@ from .decoders.token_table import StreamDecoder
 from .encoding import Encoding
 from .errors import (
     BytepairError,
+    DecodeStreamError,
     DisallowedSpecialTokenError,
     EmptyCorpusError,
     EncodingRegistrationError,
@@ -79,6 +80,7 @@ def __getattr__(name: str) -> object:
 __all__ = [
     "UNICODE_VERSION",
     "BytepairError",
+    "DecodeStreamError",
     "DisallowedSpecialTokenError",
     "EmptyCorpusError",
     "EncodingRegistrationError",

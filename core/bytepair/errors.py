@@ -9,6 +9,7 @@ from __future__ import annotations
 __all__ = [
     "BytepairError",
     "CorpusMismatchError",
+    "DecodeStreamError",
     "DisallowedSpecialTokenError",
     "EmptyCorpusError",
     "EncodingRegistrationError",
@@ -57,6 +58,11 @@ class DisallowedSpecialTokenError(BytepairError, ValueError):
             f"To encode it as ordinary text, pass disallowed_special=(enc.special_tokens_set - {{{token!r}}}).\n"
             "To turn the check off for every special token, pass disallowed_special=()."
         )
+
+
+class DecodeStreamError(BytepairError, ValueError):
+    """A ``DecodeStream`` step whose text no longer starts with the text already given out (a decoder
+    that rewrites earlier text; HF's InvalidPrefix): decode the whole id list with ``decode()``."""
 
 
 class UnknownEncodingError(BytepairError, ValueError):

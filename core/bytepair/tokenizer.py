@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 from .added_tokens.vocabulary import AddedToken, AddedVocabulary
 from .decoders import Decoder
-from .decoders.decode_stream import DecodeStream
+from .decoders.decode_stream import TokenizerDecodeStream
 from .errors import COUNT_ADVICE, DECODE_ADVICE, ENCODE_ADVICE, InvalidInputError, InvalidTokenError, TokenIdOverflowError, sized, too_large
 from .llm.chat_template import apply_chat_template
 from .models.bpe.merge import check_dropout
@@ -49,7 +49,7 @@ from .tokenizer_files import TokenizerFiles
 from .tokenizer_stages import TokenizerStages
 from .tokenizer_streams import TokenizerStreams
 
-__all__ = ["DecodeStream", "Encoded", "Tokenizer"]
+__all__ = ["Encoded", "Tokenizer", "TokenizerDecodeStream"]
 
 
 class Tokenizer(TokenizerStages, TokenizerFiles, TokenizerStreams, TokenizerBatches):
@@ -448,8 +448,9 @@ class Tokenizer(TokenizerStages, TokenizerFiles, TokenizerStreams, TokenizerBatc
         except MemoryError as exc:
             raise too_large(exc, f"decoding a batch of {sized(sequences, 'id lists')}", "decode fewer id lists at a time") from None
 
-    def decode_stream(self, skip_special_tokens: bool = False) -> DecodeStream:
-        """A streaming decoder: ``step(id)`` returns the text that became complete (or None). Special
-        tokens are written unless told otherwise, as HF's ``DecodeStream()`` writes them (``decode``
-        skips them by default, as HF's ``decode`` does)."""
-        return DecodeStream(self, skip_special_tokens)
+    def decode_stream(self, skip_special_tokens: bool = False, ids: Sequence[int] | None = None) -> TokenizerDecodeStream:
+        """A streaming decoder: ``step(id)`` returns the text that became complete (or None); HF's
+        ``decoders.DecodeStream(ids, skip_special_tokens)`` bound to this tokenizer. Special tokens are
+        written unless told otherwise, as HF's ``DecodeStream()`` writes them (``decode`` skips them by
+        default, as HF's ``decode`` does); ``ids`` is context already shown, not given out again."""
+        return TokenizerDecodeStream(self, skip_special_tokens, ids)

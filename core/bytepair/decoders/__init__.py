@@ -4,7 +4,8 @@ Why a chain: as in HF, each decoder turns a list of token strings into a new lis
 (``decode_chain``, ``base.py``), so a :class:`Sequence` can run Replace, ByteFallback, Fuse and Strip
 in turn; ``decode`` joins the last list. Built by :func:`decoder_from_json`, the one factory of this
 stage. tiktoken's face decodes without token strings: ids to bytes through one table
-(``token_table.py``, with its streaming decoder); HF's ``DecodeStream`` is ``decode_stream.py``.
+(``token_table.py``, with its streaming decoder); HF's ``DecodeStream`` (ids one at a time, through
+any tokenizer's ``decode``) is ``decode_stream.py``.
 
 >>> decoder_from_json({"type": "ByteLevel"}).decode(["Hello", "Ġw", "Ã¶", "rld"])
 'Hello wörld'
@@ -15,22 +16,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import UnsupportedTokenizerError
-from ..formats.component_json import build
+from ..formats.component_json import Regex, build, pattern
 from .base import Decoder, Sequence
 from .byte_level import ByteFallback, ByteLevel
+from .decode_stream import DecodeStream
 from .strings import BPEDecoder, Fuse, Metaspace, Replace, Strip
 from .wordpiece import CTC, WordPiece
 
-__all__ = ["BPEDecoder", "CTC", "ByteFallback", "ByteLevel", "Decoder", "Fuse", "Metaspace", "Replace", "Sequence", "Strip",
+__all__ = ["BPEDecoder", "CTC", "ByteFallback", "ByteLevel", "DecodeStream", "Decoder", "Fuse", "Metaspace", "Replace", "Sequence", "Strip",
            "WordPiece", "decoder_from_json"]
 
 
 def _replace(obj: dict[str, Any], where: str) -> Decoder:
-    pattern = obj.get("pattern")
-    if not (isinstance(pattern, dict) and isinstance(pattern.get("String"), str)):
-        raise UnsupportedTokenizerError(f"{where}.pattern: only a {{\"String\": ...}} pattern is supported in a Replace decoder")
-    return Replace(pattern["String"], str(obj.get("content", "")))
+    text, is_regex = pattern(obj.get("pattern"), where + ".pattern")
+    return Replace(Regex(text) if is_regex else text, str(obj.get("content", "")))
 
 
 _FACTORIES: dict[str, Callable[[dict[str, Any], str], Decoder]] = {

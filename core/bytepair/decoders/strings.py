@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..formats.component_json import Regex, pattern_argument
+from ..pre_tokenizers.split import Split
 from .base import Decoder
 
 __all__ = ["BPEDecoder", "Fuse", "Metaspace", "Replace", "Strip"]
@@ -73,18 +75,40 @@ class Strip(Decoder):
 
 
 class Replace(Decoder):
-    """``pattern`` replaced by ``content`` in each token."""
+    """``pattern`` replaced by ``content`` in each token: a ``str`` is literal text, a
+    :class:`~bytepair.Regex` an Oniguruma regex (as in HF), matched as HF's ``Split`` matches it
+    (the same translation and the same check that refuses a pattern that could hang). An empty token
+    stays empty, as in HF.
 
-    def __init__(self, pattern: str, content: str) -> None:
-        if not isinstance(pattern, str):
-            raise TypeError(f"a Replace decoder takes a str pattern (literal text; a regex is not supported), got {type(pattern).__name__}")
-        self.pattern, self.content = pattern, content
+    >>> from bytepair import Regex
+    >>> Replace(Regex("[ ]+"), "_").decode(["a  b", " c"]), Replace("▁", " ").decode(["▁a"])
+    ('a_b_c', ' a')
+    """
+
+    def __init__(self, pattern: str | Regex, content: str) -> None:
+        pattern, is_regex = pattern_argument(pattern, None)
+        if not isinstance(content, str):
+            raise TypeError(f"a Replace decoder's content must be a str, got {type(content).__name__}")
+        self.pattern, self.content, self.is_regex = pattern, content, is_regex
+        self._matcher = Split(Regex(pattern), "isolated") if is_regex else None
+
+    def _replace(self, token: str) -> str:
+        if not token:
+            return token
+        if self._matcher is None:
+            return token.replace(self.pattern, self.content)
+        out, previous = [], 0
+        for start, end in self._matcher.matches(token):
+            out += (token[previous:start], self.content)
+            previous = end
+        out.append(token[previous:])
+        return "".join(out)
 
     def decode_chain(self, tokens: list[str]) -> list[str]:
-        return [token.replace(self.pattern, self.content) for token in tokens]
+        return [self._replace(token) for token in tokens]
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": "Replace", "pattern": {"String": self.pattern}, "content": self.content}
+        return {"type": "Replace", "pattern": {"Regex" if self.is_regex else "String": self.pattern}, "content": self.content}
 
 
 class BPEDecoder(Decoder):

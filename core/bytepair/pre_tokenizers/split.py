@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from operator import ge
 from typing import Any
 
 from ..errors import VocabFormatError
@@ -100,6 +101,16 @@ class Split(PreTokenizer):
                 yield start, end
                 previous_end = pos = end
 
+    def matches(self, text: str) -> list[tuple[int, int]]:
+        """The ``(start, end)`` of each match in ``text``, as HF finds them (Oniguruma's walk for a
+        regex, empty matches included; a string's non-overlapping occurrences), for other stages
+        that rewrite matches (the ``Replace`` decoder).
+
+        >>> Split(Regex("x*"), "isolated").matches("axb")
+        [(0, 0), (1, 2), (3, 3)]
+        """
+        return list(self._match_spans(text))
+
     def _cuts(self, text: str) -> list[tuple[int, int]]:
         if self._keeps_matches_only and self.behavior == "removed" and self.invert:  # the matches are the pieces
             spans = list(self._match_spans(text))
@@ -137,6 +148,13 @@ class Split(PreTokenizer):
 
     def spans(self, text: str) -> list[Piece]:
         return [(text[s:e], s, e) for s, e in self._cuts(text)]
+
+    def bounds(self, text: str) -> tuple[list[str], list[int], list[int]]:
+        if self.behavior == "removed" and self.invert and self._keeps_matches_only:
+            starts, ends = self._pretokenizer.bounds(text)  # type: ignore[union-attr]  # the matches, found in C
+            if not any(map(ge, starts, ends)):  # (an empty match, which the samples missed, walks as spans)
+                return list(map(text.__getitem__, map(slice, starts, ends))), starts, ends
+        return super().bounds(text)
 
     def to_json(self) -> dict[str, Any]:
         return {
