@@ -5,8 +5,9 @@ Why it is byte-identical to one process: ``encode_corpus`` cuts the documents in
 way whatever runs them, each worker writes its chunk's ids to a part file, and the client packs the
 parts into shards in document order. Dask only replaces the process pool (``client.get_executor()``),
 so the workers must see the output folder *and the inputs*: a worker writes its part files into
-``-o``, and it reads a plain-text input's bytes itself (``.jsonl`` and ``.parquet`` documents are read
-by the client and sent). A LocalCluster sees both; on a real cluster put the inputs and ``-o`` on a
+``-o``, and it reads a small plain-text input's bytes itself (``.jsonl`` and ``.parquet`` documents, and
+the blocks of a document over ``bytepair.corpus.CHUNK_CHARS`` characters, are read by the client and
+sent). A LocalCluster sees both; on a real cluster put the inputs and ``-o`` on a
 shared filesystem, under the same paths on every machine.
 
     python examples/dask_encode.py data/*.jsonl -o shards/ --encoding cl100k_base

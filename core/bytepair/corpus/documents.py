@@ -33,7 +33,7 @@ from typing import Any, BinaryIO
 
 from ..errors import InputDecodeError, InvalidInputError, MissingDependencyError
 
-__all__ = ["FileDocument", "documents", "input_record", "kind_of"]
+__all__ = ["DocumentPart", "FileDocument", "documents", "input_record", "kind_of"]
 
 _EXTRA = "pip install 'bytepair[corpus]'"
 
@@ -44,6 +44,16 @@ class FileDocument:
 
     path: str
     size: int
+
+
+@dataclass(frozen=True)
+class DocumentPart:
+    """A block of a long document, cut where its ids cannot change (``faces.parts_of``): the parts of
+    one document, encoded apart and their ids put one after another, give the document's ids.
+    ``last``: the document ends with this part (its end-of-text id follows)."""
+
+    text: str
+    last: bool
 
 
 def kind_of(path: str) -> str:

@@ -2,12 +2,16 @@
 Dask cluster), exact, resumable.
 
 Why this shape: one pure-Python core encodes a few MB/s, so the documents go to workers in chunks
-of about :data:`CHUNK_CHARS` characters. Each worker encodes its chunk and writes the ids itself,
+of about :data:`CHUNK_CHARS` characters; a document longer than that (one big plain-text file, a
+huge ``.jsonl`` line) is cut into parts where its ids cannot change (``faces.parts_of``: the blocks
+the face's ``stream_blocks`` makes of a stream), so that one big file, too, runs on every core. Each
+worker encodes its chunk and writes the ids itself,
 packed, into ``DIR/.parts/`` (never sending millions of ints back through pickling); the process
 that owns ``DIR`` packs the parts into shards in document order (``shards.py``), so the shards are
-byte-identical for any number of workers, any executor and after any resume. A worker holds one
-chunk (a plain-text file is read in blocks): its memory is bounded by ``CHUNK_CHARS`` and the
-tokenizer. At most two chunks per worker are in flight.
+byte-identical for any number of workers, any executor and after any resume (the cuts are made
+the same way whatever runs the parts, and a part's ids are those of its stretch of the document). A
+worker holds one chunk (a plain-text file it reads itself is read in blocks): its memory is bounded
+by ``CHUNK_CHARS`` and the tokenizer. At most two chunks per worker are in flight.
 
 >>> import tempfile, os, numpy
 >>> folder = tempfile.mkdtemp()
@@ -36,7 +40,7 @@ from ..errors import InvalidInputError
 from ..tokenizer import Tokenizer
 from ..parallel import process_context
 from . import faces
-from .documents import FileDocument, documents, input_record, kind_of
+from .documents import DocumentPart, FileDocument, documents, input_record, kind_of
 from .shards import MANIFEST, OPTIONS, ShardWriter, resume_point, write_json
 
 __all__ = ["CHUNK_CHARS", "DEFAULT_SHARD_TOKENS", "encode_chunk", "encode_corpus"]
@@ -46,29 +50,37 @@ DEFAULT_SHARD_TOKENS = 100_000_000
 CHUNK_CHARS = 1 << 20
 """About this many characters of documents go to a worker at a time."""
 
-Chunk = list["str | FileDocument"]
+Chunk = list["str | FileDocument | DocumentPart"]
 
 
-def encode_chunk(spec: faces.WorkerSpec, chunk: Chunk, part: str, dtype: str, eot: int) -> tuple[bytes, int]:
-    """Encode a chunk's documents, each followed by ``eot``, into the file ``part``; return each
-    document's id count (packed ``array('Q')``) and the chunk's size in UTF-8 bytes. Runs in a
-    worker (any process that sees ``part``'s folder)."""
+def encode_chunk(spec: faces.WorkerSpec, chunk: Chunk, part: str, dtype: str, eot: int) -> tuple[bytes, int, bool]:
+    """Encode a chunk's documents, each followed by ``eot``, into the file ``part``; return the id
+    count of each document that ends in the chunk or is left open at its end (packed ``array('Q')``;
+    the first may go on with a document an earlier chunk left open), the chunk's size in UTF-8 bytes,
+    and whether its last document goes on in the next chunk. Runs in a worker (any process that sees
+    ``part``'s folder)."""
     face = faces.load(spec)
     counts = array("Q")
-    size = 0
+    size = n = 0
+    code = "H" if dtype == "uint16" else "I"
     with open(part, "wb") as out:
         for document in chunk:
-            n = 0
-            for run in faces.document_ids(face, document):
-                ids = array("H" if dtype == "uint16" else "I", run)
+            text = document.text if isinstance(document, DocumentPart) else document
+            for run in faces.document_ids(face, text):
+                ids = array(code, run)
                 if sys.byteorder == "big":
                     ids.byteswap()
                 ids.tofile(out)
                 n += len(ids)
-            array("H" if dtype == "uint16" else "I", [eot]).tofile(out)  # < 2**16 when dtype is uint16
-            counts.append(n + 1)
-            size += document.size if isinstance(document, FileDocument) else len(document.encode("utf-8", "surrogatepass"))
-    return counts.tobytes(), size
+            size += document.size if isinstance(document, FileDocument) else len(text.encode("utf-8", "surrogatepass"))
+            if not isinstance(document, DocumentPart) or document.last:
+                array(code, [eot]).tofile(out)  # < 2**16 when dtype is uint16
+                counts.append(n + 1)
+                n = 0
+    open_end = isinstance(chunk[-1], DocumentPart) and not chunk[-1].last
+    if open_end:
+        counts.append(n)
+    return counts.tobytes(), size, open_end
 
 
 def encode_corpus(
@@ -117,11 +129,11 @@ def encode_corpus(
 
     writer = ShardWriter(folder, len(shards), shard_tokens, header["dtype"], closed)
     skip = sum(shard["documents"] for shard in shards)
-    chunks = _chunks((doc for path in paths for doc in documents(path, jsonl_field)), skip)
+    chunks = _chunks(_items((doc for path in paths for doc in documents(path, jsonl_field)), skip, face))
     bar: Any = None  # None: not made yet; False: none wanted
     try:
-        for (counts, size), part in _run(chunks, spec, parts, header, processes, executor):
-            writer.add_part(part, array("Q", counts))
+        for (counts, size, open_end), part in _run(chunks, spec, parts, header, processes, executor):
+            writer.add_part(part, array("Q", counts), open_end=open_end)
             if bar is None:  # made once the workers run: tqdm's monitor thread must not be forked
                 bar = _progress(progress, paths, skip == 0)
             if bar is not False:
@@ -149,15 +161,34 @@ def _inputs(inputs: Sequence[str | os.PathLike[str]]) -> list[str]:
     return paths
 
 
-def _chunks(docs: Iterable[str | FileDocument], skip: int) -> Iterator[Chunk]:
-    """Documents after the first ``skip``, in chunks of about ``CHUNK_CHARS`` characters."""
-    chunk: Chunk = []
-    size = 0
+def _items(docs: Iterable[str | FileDocument], skip: int, face: faces.Face) -> Iterator[str | FileDocument | DocumentPart]:
+    """The documents after the first ``skip``, those longer than ``CHUNK_CHARS`` in parts (when the
+    face can cut them: ``faces.parts_of``); a document in parts is read here, in blocks."""
     for index, doc in enumerate(docs):
         if index < skip:
             continue
-        chunk.append(doc)
-        size += doc.size if isinstance(doc, FileDocument) else len(doc)
+        blocks = faces.parts_of(face, doc) if _size(doc) > CHUNK_CHARS else None
+        if blocks is None:
+            yield doc
+            continue
+        held = next(blocks)
+        for block in blocks:
+            yield DocumentPart(held, False)
+            held = block
+        yield DocumentPart(held, True)
+
+
+def _size(item: str | FileDocument | DocumentPart) -> int:
+    return item.size if isinstance(item, FileDocument) else len(item.text if isinstance(item, DocumentPart) else item)
+
+
+def _chunks(items: Iterable[str | FileDocument | DocumentPart]) -> Iterator[Chunk]:
+    """Documents and parts in chunks of about ``CHUNK_CHARS`` characters."""
+    chunk: Chunk = []
+    size = 0
+    for item in items:
+        chunk.append(item)
+        size += _size(item)
         if size >= CHUNK_CHARS:
             yield chunk
             chunk, size = [], 0
@@ -166,7 +197,7 @@ def _chunks(docs: Iterable[str | FileDocument], skip: int) -> Iterator[Chunk]:
 
 
 def _run(chunks: Iterator[Chunk], spec: faces.WorkerSpec, parts: str, header: dict[str, Any],
-         processes: int | None, executor: Executor | None) -> Iterator[tuple[tuple[bytes, int], str]]:
+         processes: int | None, executor: Executor | None) -> Iterator[tuple[tuple[bytes, int, bool], str]]:
     """Each chunk's result and part file, in order, with at most two chunks per worker in flight."""
     workers = processes or os.cpu_count() or 1
     args = (header["dtype"], header["eot"])
@@ -181,7 +212,7 @@ def _run(chunks: Iterator[Chunk], spec: faces.WorkerSpec, parts: str, header: di
 
         executor = ProcessPoolExecutor(workers, mp_context=process_context())
     pool = executor
-    pending: deque[tuple[Future[tuple[bytes, int]], str]] = deque()
+    pending: deque[tuple[Future[tuple[bytes, int, bool]], str]] = deque()
     try:
         for index, chunk in enumerate(chunks):
             part = os.path.join(parts, f"part_{index:08d}.bin")

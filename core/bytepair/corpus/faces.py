@@ -26,6 +26,7 @@ import os
 import pickle
 import weakref
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any
@@ -33,12 +34,13 @@ from typing import Any
 from ..encoding import Encoding
 from ..errors import InputDecodeError, InvalidInputError
 from ..registry import get_encoding, is_registered
+from ..pipeline.blocks import blocks_of
 from ..text.reading import read_utf8_chunks
 from ..tokenizer import Tokenizer
 from .documents import FileDocument
 
 __all__ = ["DEFAULT_ENCODING", "EOT_NAMES", "WorkerSpec", "document_ids", "dtype_for", "end_of_text", "identity", "load",
-           "resolve", "worker_spec"]
+           "parts_of", "resolve", "worker_spec"]
 
 DEFAULT_ENCODING = "o200k_base"
 EOT_NAMES = ("<|endoftext|>", "<|end_of_text|>", "</s>", "<eos>", "<|eos|>", "<｜end▁of▁sentence｜>", "<|end|>")
@@ -122,21 +124,47 @@ def dtype_for(face: Face) -> str:
 def document_ids(face: Face, document: str | FileDocument) -> Iterator[Iterable[int]]:
     """A document's ordinary ids, in runs (a plain-text file block by block)."""
     if isinstance(document, FileDocument):
-        chunks = read_utf8_chunks(document.path)
-        try:
+        with _as_corpus_error():
             if isinstance(face, Encoding):
-                yield from face.encode_stream(chunks, disallowed_special=())
+                yield from face.encode_stream(read_utf8_chunks(document.path), disallowed_special=())
             else:
-                yield from face.encode_stream(chunks)
-        except InputDecodeError as exc:  # its advice names count's --errors, which a corpus does not take
-            message = str(exc)
-            at = message.find(" Convert the file")
-            raise InputDecodeError(f"{message[:at] if at > 0 else message} Convert the file to UTF-8: a corpus "
-                                   "document is encoded exactly as it is.") from None
+                yield from face.encode_stream(read_utf8_chunks(document.path))
     elif isinstance(face, Encoding):
         yield face.encode_ordinary(document)
     else:
         yield chain.from_iterable(face.pipeline.id_chunks(document))
+
+
+def parts_of(face: Face, document: str | FileDocument) -> Iterator[str] | None:
+    """A long document's text in blocks that encode exactly on their own, as the face's
+    ``stream_blocks`` cuts a stream (``pipeline/blocks.py``: where the pattern must end a piece, clear
+    of special-token text), so that its parts can go to several workers; None when the face cannot cut
+    (a tokenizer.json whose pipeline is not known to keep the cut points): the document stays whole.
+
+    >>> [len(block) for block in parts_of(resolve(encoding="gpt2"), "word " * 100_000)]
+    [262144, 237856]
+    """
+    cutter = face.block_cutter()
+    if not cutter.cuts:
+        return None
+    return _blocks(cutter, document)
+
+
+def _blocks(cutter: Any, document: str | FileDocument) -> Iterator[str]:
+    with _as_corpus_error():
+        yield from blocks_of(cutter, read_utf8_chunks(document.path) if isinstance(document, FileDocument) else [document])
+
+
+@contextmanager
+def _as_corpus_error() -> Iterator[None]:
+    """A file's invalid UTF-8 error without count's ``--errors`` advice, which a corpus does not take."""
+    try:
+        yield
+    except InputDecodeError as exc:
+        message = str(exc)
+        at = message.find(" Convert the file")
+        raise InputDecodeError(f"{message[:at] if at > 0 else message} Convert the file to UTF-8: a corpus "
+                               "document is encoded exactly as it is.") from None
 
 
 @dataclass(frozen=True)

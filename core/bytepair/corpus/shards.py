@@ -14,6 +14,11 @@ A shard's ``"documents"`` counts the documents that *end* in it, so the counts a
 corpus's documents: a shard holding only the middle of a split document says ``0``, and the shard
 where that document ends counts it.
 
+A long document may arrive in parts (``encode_corpus`` cuts one big file across the workers): its
+ids are held in their part files until its end has come or it no longer fits the current shard
+(then the shard is closed and the document streamed into new ones), which lays it out exactly as
+if it had come whole: held ids never exceed one shard.
+
 A shard enters the manifest when it is closed (the manifest is replaced atomically), so after a
 kill the manifest lists only complete shards. A resumed run keeps those up to the last that ends
 with a document's end (its last id is the end-of-text id, which ordinary text never yields) and
@@ -31,6 +36,14 @@ the same as in an uninterrupted run.
 >>> writer.finish()
 >>> closed
 [{'file': 'shard_00000.bin', 'tokens': 3, 'documents': 1}, {'file': 'shard_00001.bin', 'tokens': 2, 'documents': 1}, {'file': 'shard_00002.bin', 'tokens': 4, 'documents': 1}]
+
+The same ids with the last document in two parts (``open_end``: it goes on in the next part):
+
+>>> array("H", [1, 2, 9, 3, 9, 4]).tofile(open(part, "wb")); array("H", [5, 6, 9]).tofile(open(part + "2", "wb"))
+>>> closed.clear(); writer = ShardWriter(folder, 0, 4, "uint16", closed.append)
+>>> writer.add_part(part, [3, 2, 1], open_end=True); writer.add_part(part + "2", [3]); writer.finish()
+>>> [shard["tokens"] for shard in closed]
+[3, 2, 4]
 """
 
 from __future__ import annotations
@@ -97,23 +110,41 @@ class ShardWriter:
         self.on_close = on_close
         self.tokens = self.documents = 0
         self._out: BinaryIO | None = None
+        self._held: list[tuple[str, int, int]] = []  # (part file, byte offset, ids) of an unfinished document
+        self._held_tokens = 0
+        self._streaming = False  # the unfinished document is being copied into shards as it comes
 
-    def add_part(self, part: str, counts: Sequence[int]) -> None:
+    def add_part(self, part: str, counts: Sequence[int], *, open_end: bool = False) -> None:
         """Append the documents of a part file (their ids one after another; ``counts``: how many
-        ids each has, its end-of-text included), then remove the part."""
+        ids each has, its end-of-text included), then remove the part. The first count goes on with
+        a document an earlier part left open; ``open_end``: the last count is the start of a document
+        that goes on in the next part (its ids are held, or streamed once it cannot fit)."""
+        offset = 0
         with open(part, "rb") as src:
-            for n in counts:
-                self._add_document(src, n)
-        os.remove(part)
+            for at, n in enumerate(counts):
+                ends = at < len(counts) - 1 or not open_end
+                if self._held or self._streaming or not ends:
+                    self._add_piece(part, offset, n, ends)
+                else:
+                    src.seek(offset)
+                    self._add_document(src, n)
+                offset += n * self.itemsize
+        if not any(held == part for held, _, _ in self._held):
+            os.remove(part)
 
     def finish(self) -> None:
         """Close the last shard, if it holds anything."""
+        assert not (self._held or self._streaming), "the last part left a document open (open_end=True)"
         if self.tokens:
             self._close()
 
     def _add_document(self, src: BinaryIO, n: int) -> None:
         if self.tokens and self.tokens + n > self.limit:
             self._close()
+        self._fill(src, n)
+        self.documents += 1
+
+    def _fill(self, src: BinaryIO, n: int) -> None:
         while n:
             if self.tokens == self.limit:
                 self._close()
@@ -121,7 +152,40 @@ class ShardWriter:
             self._copy(src, take)
             self.tokens += take
             n -= take
-        self.documents += 1
+
+    def _add_piece(self, part: str, offset: int, n: int, ends: bool) -> None:
+        """A piece of a document that came in parts: held while the whole might still fit the current
+        shard (so that it is placed as ``_add_document`` places a whole one), else streamed."""
+        if not self._streaming:
+            self._held.append((part, offset, n))
+            self._held_tokens += n
+            if self.tokens + self._held_tokens <= self.limit and not ends:
+                return
+            if ends and (not self.tokens or self.tokens + self._held_tokens <= self.limit):
+                self._copy_held()  # it fits as one document would
+                self.documents += 1
+                return
+            if self.tokens:  # it cannot fit: a whole document would start a new shard here
+                self._close()
+            self._streaming = True
+            self._copy_held()
+        else:
+            with open(part, "rb") as src:
+                src.seek(offset)
+                self._fill(src, n)
+        if ends:
+            self._streaming = False
+            self.documents += 1
+
+    def _copy_held(self) -> None:
+        held, self._held, self._held_tokens = self._held, [], 0
+        for path, offset, n in held:
+            with open(path, "rb") as src:
+                src.seek(offset)
+                self._fill(src, n)
+        for path in {path for path, _, _ in held}:
+            if path != held[-1][0]:
+                os.remove(path)  # the last one is removed by add_part once read to its end
 
     def _copy(self, src: BinaryIO, tokens: int) -> None:
         if self._out is None:

@@ -66,6 +66,15 @@ class BlockCutter:
         self._buffer = ""
         self._searched = 0  # buffer[:_searched] was searched for a cut in vain
 
+    @property
+    def cuts(self) -> bool:
+        """Whether this cutter cuts at all (its pattern is cuttable); if not, the whole text is one block.
+
+        >>> BlockCutter(Pretokenizer("a|b"), SpecialTokenScanner({})).cuts
+        False
+        """
+        return bool(getattr(self._pretokenizer, "cuttable", False))
+
     def push(self, chunk: str) -> Iterator[str]:
         """Add ``chunk``; yield the blocks it completes (possibly none)."""
         require_str(chunk, "each chunk")
