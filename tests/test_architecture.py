@@ -42,7 +42,7 @@ TIKTOKEN_NAMES = {
 
 # Hugging Face tokenizers' stage modules and the classes HF code names in them: every class that
 # tokenizers 0.23.3 and bytepair both offer (the intersection, so that one disappearing fails here).
-# HF's that bytepair does not offer: trainers.Trainer and trainers.ParityBpeTrainer.
+# HF's that bytepair does not offer: trainers.ParityBpeTrainer (tests/test_hf_signatures.py's NOT_OFFERED).
 HF_NAMES = {
     "models": ["Model", "BPE", "WordPiece", "WordLevel", "Unigram"],
     "normalizers": ["Normalizer", "NFC", "NFD", "NFKC", "NFKD", "Lowercase", "StripAccents", "Strip", "Replace",
@@ -53,7 +53,7 @@ HF_NAMES = {
     "processors": ["PostProcessor", "TemplateProcessing", "BertProcessing", "RobertaProcessing", "ByteLevel", "Sequence"],
     "decoders": ["Decoder", "ByteLevel", "Metaspace", "ByteFallback", "Fuse", "Strip", "Replace", "BPEDecoder",
                  "WordPiece", "CTC", "Sequence", "DecodeStream"],
-    "trainers": ["BpeTrainer", "WordPieceTrainer", "WordLevelTrainer", "UnigramTrainer"],
+    "trainers": ["Trainer", "BpeTrainer", "WordPieceTrainer", "WordLevelTrainer", "UnigramTrainer"],
 }
 
 TOKENIZER_API = [
@@ -64,6 +64,7 @@ TOKENIZER_API = [
     "add_special_tokens", "enable_padding", "no_padding", "padding", "enable_truncation", "no_truncation", "truncation",
     "count", "is_within_token_limit", "count_file", "count_stream", "encode_stream", "stream_blocks", "token_counter",
     "apply_chat_template", "normalizer", "pre_tokenizer", "model", "post_processor", "decoder", "engine",
+    "async_encode", "async_encode_batch", "async_encode_batch_fast", "async_decode_batch",
 ]
 
 

@@ -44,6 +44,7 @@ from .text.offsets import utf16_offsets
 from .pre_tokenizers.pattern import UNICODE_VERSION
 from .text.reading import read_utf8_chunks
 from .added_tokens.vocabulary import AddedToken
+from .models.token import Token
 from .tokenizer import Encoded, Tokenizer
 from .trainers import ClassicBPE, count_pieces, load_classic, train_classic
 from .training import train, train_from_counts
@@ -100,6 +101,7 @@ __all__ = [
     "AddedToken",
     "Encoded",
     "StreamDecoder",
+    "Token",
     "Tokenizer",
     "TrainingError",
     "ClassicBPE",

@@ -44,6 +44,7 @@ from .processors import Piecewise, PostProcessor
 from .processors.padding import padded_length, padding_settings
 from .processors.truncation import truncation_settings
 from .text.checks import require_count, require_str, require_words
+from .tokenizer_async import TokenizerAsync
 from .tokenizer_batches import TokenizerBatches, item_size
 from .tokenizer_files import TokenizerFiles
 from .tokenizer_stages import TokenizerStages
@@ -52,7 +53,7 @@ from .tokenizer_streams import TokenizerStreams
 __all__ = ["Encoded", "Tokenizer", "TokenizerDecodeStream"]
 
 
-class Tokenizer(TokenizerStages, TokenizerFiles, TokenizerStreams, TokenizerBatches):
+class Tokenizer(TokenizerStages, TokenizerFiles, TokenizerStreams, TokenizerBatches, TokenizerAsync):
     """A ``tokenizer.json`` tokenizer (any of HF's model families) with HF ``tokenizers``' methods and results."""
 
     def __init__(

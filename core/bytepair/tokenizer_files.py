@@ -152,6 +152,20 @@ class TokenizerFiles:
         size or less, loaded two to three times faster; ``from_buffer``/``from_file`` read it."""
         return pack_tokenizer_json(self.to_str())
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickles as its ``tokenizer.json`` text (HF's tokenizers pickle so), with what a folder gave
+        it (config, chat template) and ``encode_special_tokens``.
+
+        >>> import pickle
+        >>> from bytepair import Tokenizer
+        >>> pickle.loads(pickle.dumps(Tokenizer.from_encoding("r50k_base"))).encode("hello world").ids
+        [31373, 995]
+        """
+        settings = {"config": self.config, "chat_template": self.chat_template,
+                    "chat_template_origin": self.chat_template_origin, "_chat_tokens": self._chat_tokens,
+                    "encode_special_tokens": getattr(self, "encode_special_tokens")}
+        return (_unpickled, (type(self), self.to_str(), settings))
+
     @classmethod
     def from_pretrained(cls, identifier: str | os.PathLike[str], **_: Any) -> Tokenizer:
         """Build from a local folder holding ``tokenizer.json`` (there is no hub access here)."""
@@ -244,7 +258,7 @@ class TokenizerFiles:
             # vocabulary (an extended or grown one moves them all): such tokens go in the vocabulary
             # too, where HF reads their ids (as rank_table_json writes special tokens).
             data["model"] = {**data["model"], "vocab": {**data["model"]["vocab"], **renumbered}}
-        return json.dumps(data, ensure_ascii=False, indent=2 if pretty else None)
+        return json.dumps(data, ensure_ascii=False, indent=2 if pretty else None, default=_stage_json)
 
     def _rank_table_json(self) -> dict[str, Any]:
         ranks, pattern = getattr(self.model, "ranks", None), getattr(self.pre_tokenizer, "pattern", None)
@@ -408,6 +422,22 @@ class TokenizerFiles:
         ('tokenizer.json', True)
         """
         return manifest(TokenizerView.of(self))
+
+
+def _stage_json(value: Any) -> Any:
+    """A stage kept as itself in the source (a custom one): its JSON, which it refuses (UnsavableError)."""
+    if hasattr(value, "to_json"):
+        return value.to_json()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def _unpickled(cls: type, json_text: str, settings: dict[str, Any]) -> Any:
+    """A pickled tokenizer again (see ``TokenizerFiles.__reduce__``)."""
+    tok = cls.from_str(json_text)
+    for name, value in settings.items():
+        if value is not None or name == "config":
+            setattr(tok, name, value)
+    return tok
 
 
 def _json_object(path: str) -> dict[str, Any] | None:

@@ -20,6 +20,7 @@ import json
 from typing import Any
 
 from .decoders import Decoder
+from .errors import UnsavableError
 from .normalizers import Normalizer
 from .pipeline.stages import model_for, stage_value
 from .pipeline.tokenizer_json import model_from_json
@@ -98,11 +99,14 @@ class TokenizerStages:
         if not self._source:
             if not hasattr(self.model, "vocabulary_json"):
                 return  # a rank-table tokenizer writes its file from its ranks and pattern
-            self._source = json.loads(self.to_str())
+            try:
+                self._source = json.loads(self.to_str())
+            except UnsavableError:  # a custom stage: to_str refuses it from the stages when asked
+                return
         if value is None:
             self._source[stage] = None
         elif stage == "model":
             vocabulary = value.vocabulary_json()
             self._source["model"] = {k: v for k, v in value.to_json().items() if k not in vocabulary}
-        else:
-            self._source[stage] = value.to_json()
+        else:  # a custom stage is kept as itself: to_str's json.dumps asks it for its JSON, and it refuses
+            self._source[stage] = value.to_json() if getattr(value, "savable", True) else value

@@ -17,13 +17,13 @@ from collections.abc import Callable
 from typing import Any
 
 from ..formats.component_json import Regex, build, pattern
-from .base import Decoder, Sequence
+from .base import CustomDecoder, Decoder, Sequence
 from .byte_level import ByteFallback, ByteLevel
 from .decode_stream import DecodeStream
 from .strings import BPEDecoder, Fuse, Metaspace, Replace, Strip
 from .wordpiece import CTC, WordPiece
 
-__all__ = ["BPEDecoder", "CTC", "ByteFallback", "ByteLevel", "DecodeStream", "Decoder", "Fuse", "Metaspace", "Replace", "Sequence", "Strip",
+__all__ = ["BPEDecoder", "CTC", "ByteFallback", "ByteLevel", "CustomDecoder", "DecodeStream", "Decoder", "Fuse", "Metaspace", "Replace", "Sequence", "Strip",
            "WordPiece", "decoder_from_json"]
 
 

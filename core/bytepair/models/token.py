@@ -20,3 +20,7 @@ class Token(NamedTuple):
     id: int
     value: str
     offsets: tuple[int, int]
+
+    def as_tuple(self) -> tuple[int, str, tuple[int, int]]:
+        """HF's ``Token.as_tuple()``: ``(id, value, offsets)``."""
+        return (self.id, self.value, self.offsets)

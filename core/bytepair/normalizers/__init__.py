@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..errors import InvalidArgumentError
 from ..formats.component_json import build
 from ..formats.component_json import pattern as pattern_of
 from .base import Normalizer, Sequence
@@ -26,7 +27,7 @@ from .text import Lowercase, Nmt, Prepend, Replace, Strip, StripAccents
 from .unicode import NFC, NFD, NFKC, NFKD, UnicodeNormalizer
 
 __all__ = ["BertNormalizer", "ByteLevel", "NFC", "NFD", "NFKC", "NFKD", "Lowercase", "Nmt", "Normalizer", "Precompiled", "Prepend", "Replace", "Sequence", "Strip",
-           "StripAccents", "UnicodeNormalizer", "normalizer_from_json"]
+           "StripAccents", "UnicodeNormalizer", "normalizer_from_json", "NORMALIZERS", "unicode_normalizer_from_str"]
 
 
 def _replace(obj: dict[str, Any], where: str) -> Normalizer:
@@ -53,6 +54,21 @@ _FACTORIES: dict[str, Callable[[dict[str, Any], str], Normalizer]] = {
     ),
     "Precompiled": lambda o, w: Precompiled(o.get("precompiled_charsmap") or ""),
 }
+
+
+NORMALIZERS: dict[str, type[Normalizer]] = {"nfc": NFC, "nfd": NFD, "nfkc": NFKC, "nfkd": NFKD}
+"""HF's table of the Unicode normalization forms by name."""
+
+
+def unicode_normalizer_from_str(normalizer: str) -> Normalizer:
+    """The Unicode normalizer named ``normalizer`` ("nfc", "nfd", "nfkc" or "nfkd"), as HF's.
+
+    >>> unicode_normalizer_from_str("nfkc").normalize("ﬁ")
+    'fi'
+    """
+    if normalizer not in NORMALIZERS:
+        raise InvalidArgumentError(f"{normalizer!r} is not a known unicode normalizer; the known ones are {', '.join(NORMALIZERS)}")
+    return NORMALIZERS[normalizer]()
 
 
 def normalizer_from_json(obj: dict[str, Any] | None, where: str = "normalizer") -> Normalizer | None:

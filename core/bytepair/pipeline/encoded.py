@@ -71,6 +71,11 @@ class Encoded:
         if "_pad_sequence_id" in full.__dict__:
             self._pad_sequence_id = full._pad_sequence_id
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickles with every field built (as HF's ``Encoding`` pickles), not the tokenizer behind it."""
+        self._materialize()
+        return {**self.__dict__, "_build": None}
+
     def __len__(self) -> int:
         return len(self.ids)
 

@@ -2,7 +2,7 @@
 
 A post-processor works on :class:`Piecewise` records (ids, tokens, offsets, type ids, special mask,
 word ids), one per sequence, and returns one record; ``added_tokens`` says how many ids it adds
-(truncation leaves room for them).
+(truncation leaves room for them; HF's name ``num_special_tokens_to_add`` too).
 
 >>> seq = Piecewise()
 >>> seq.add_special([1], ["<s>"], 0); seq.ids, seq.special_tokens_mask, seq.offsets
@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import InvalidInputError
 from ..text.byte_unicode import BYTE_TO_UNICODE
 
 __all__ = ["Piecewise", "PostProcessor", "trim_byte_level_offsets"]
@@ -87,6 +88,13 @@ class PostProcessor:
 
     def added_tokens(self, is_pair: bool) -> int:
         return 0
+
+    def num_special_tokens_to_add(self, is_pair: bool) -> int:
+        """HF's name for :meth:`added_tokens`: the special tokens ``process`` adds to one sequence
+        (``is_pair=False``) or a pair."""
+        if not isinstance(is_pair, bool):
+            raise InvalidInputError(f"is_pair must be True or False, not {is_pair!r}")
+        return self.added_tokens(is_pair)
 
     def process(self, first: Piecewise, second: Piecewise | None, add_special_tokens: bool) -> Piecewise:
         out = Piecewise()

@@ -11,6 +11,7 @@ A trainer's result is data (a ``tokenizer.json``, a merges list): the faces sit 
 so ``bytepair.train`` (``training.py``) makes the ``Tokenizer`` of it.
 """
 
+from .base import Trainer
 from .bpe_trainer import BpeTrainer, WordPieceTrainer
 from .byte_level import Trained, train_tokenizer_json, train_tokenizer_json_from_counts
 from .classic import ClassicBPE, load_classic, train_classic
@@ -18,5 +19,5 @@ from .counts import count_pieces
 from .unigram import UnigramTrainer
 from .word_level import WordLevelTrainer
 
-__all__ = ["BpeTrainer", "ClassicBPE", "Trained", "count_pieces", "load_classic", "train_classic", "train_tokenizer_json",
+__all__ = ["BpeTrainer", "ClassicBPE", "Trained", "Trainer", "count_pieces", "load_classic", "train_classic", "train_tokenizer_json",
            "train_tokenizer_json_from_counts", "UnigramTrainer", "WordLevelTrainer", "WordPieceTrainer"]

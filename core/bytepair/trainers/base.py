@@ -21,7 +21,7 @@ A trainer gives data and models only: it never imports the faces (they sit above
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 __all__ = ["Trainer", "ignore_unknown"]
 
@@ -35,8 +35,10 @@ def ignore_unknown(options: Mapping[str, Any], trainer: str) -> None:
         warnings.warn(f"{trainer}: ignored unknown kwargs option {name!r}", stacklevel=3)
 
 
+@runtime_checkable
 class Trainer(Protocol):
-    """What ``Tokenizer.train`` needs of a trainer object.
+    """What ``Tokenizer.train`` needs of a trainer object; HF's ``trainers.Trainer`` (every trainer is
+    one: ``isinstance(trainers.BpeTrainer(), trainers.Trainer)``; it cannot be made itself, as HF's).
 
     ``special_tokens``: the tokens the tokenizer adds as special once trained (strings or
     ``AddedToken``s), as HF's trainers carry them. ``train_model(words, model)``: the trained model,

@@ -93,10 +93,15 @@ class BpeTrainer:
         self.continuing_subword_prefix = continuing_subword_prefix
         self.end_of_word_suffix = end_of_word_suffix
         self.max_token_length = None if max_token_length is None else _count(max_token_length, "max_token_length", 1)
+        self._word_count = 0
 
     def __repr__(self) -> str:
         return (f"BpeTrainer(vocab_size={self.vocab_size}, min_frequency={self.min_frequency}, "
                 f"special_tokens={self.special_tokens!r}, continuing_subword_prefix={self.continuing_subword_prefix!r})")
+
+    def get_word_count(self) -> int:
+        """HF's: how many distinct words the last training counted (0 before one)."""
+        return self._word_count
 
     # ---------------------------------------------------------------- the steps
     def _alphabet(self, words: Mapping[str, int]) -> list[str]:
@@ -116,6 +121,7 @@ class BpeTrainer:
 
     def learn(self, words: Mapping[str, int]) -> tuple[dict[int, str], list[tuple[str, str]]]:
         """The vocabulary (id -> token) and merges HF's BPE trainer learns from ``words``."""
+        self._word_count = len(words)
         tokens: dict[int, str] = {}
         ids: dict[str, int] = {}
 
