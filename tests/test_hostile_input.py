@@ -98,6 +98,10 @@ def test_a_catastrophic_replace_pattern_is_refused() -> None:
     normalizer = {"type": "Replace", "pattern": {"Regex": "(a+)+b"}, "content": "x"}
     with pytest.raises(UnsupportedPatternError, match="exponential time"):
         Tokenizer.from_str(tiny(normalizer=normalizer))
+    document = json.loads(tiny())  # the Replace decoder's regex goes through the same check
+    document["decoder"] = {"type": "Sequence", "decoders": [{"type": "Replace", "pattern": {"Regex": "(a+)+b"}, "content": "x"}]}
+    with pytest.raises(UnsupportedPatternError, match=r"decoder\.decoders\[0\].*exponential time"):
+        Tokenizer.from_str(json.dumps(document))
 
 
 def test_a_huge_pattern_is_refused_before_it_compiles() -> None:
@@ -126,6 +130,7 @@ def _published_patterns() -> list[tuple[str, str]]:
 
         walk(data.get("pre_tokenizer"), "pre_tokenizer")
         walk(data.get("normalizer"), "normalizer")
+        walk(data.get("decoder"), "decoder")
     return found
 
 
