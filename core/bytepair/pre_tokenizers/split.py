@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from operator import ge
 from typing import Any
 
 from ..errors import VocabFormatError
@@ -148,13 +147,6 @@ class Split(PreTokenizer):
 
     def spans(self, text: str) -> list[Piece]:
         return [(text[s:e], s, e) for s, e in self._cuts(text)]
-
-    def bounds(self, text: str) -> tuple[list[str], list[int], list[int]]:
-        if self.behavior == "removed" and self.invert and self._keeps_matches_only:
-            starts, ends = self._pretokenizer.bounds(text)  # type: ignore[union-attr]  # the matches, found in C
-            if not any(map(ge, starts, ends)):  # (an empty match, which the samples missed, walks as spans)
-                return list(map(text.__getitem__, map(slice, starts, ends))), starts, ends
-        return super().bounds(text)
 
     def to_json(self) -> dict[str, Any]:
         return {
