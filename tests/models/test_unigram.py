@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import bytepair
 from bytepair.errors import InvalidInputError, VocabFormatError
 from bytepair.models import Unigram
-from bytepair.models.unigram.lattice import PieceTable, best_path, lattice_nodes
+from bytepair.models.unigram.lattice import PieceTable, best_path, fuse_unknown, lattice_nodes, path_ends, viterbi
 from bytepair.models.unigram.sampling import nbest_paths, sample_nbest, sample_path
 
 tokenizers = pytest.importorskip("tokenizers")
@@ -236,3 +236,33 @@ def test_long_pieces_ids_against_hf_and_the_plain_path(exact: bool) -> None:
             assert model.encode_piece(text) == want, text
             assert ours.encode(text).ids == hf.encode(text).ids == list(want), text
             assert model._best(text) == best_path(text, model.table, 0, model.unk_score), text
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 10**6), st.text(alphabet="abc-éx▁", max_size=40), st.booleans())
+def test_fast_viterbi_equals_the_plain_best_path(seed: int, text: str, with_unknown: bool) -> None:
+    """``lattice.viterbi`` (the first pass's inner loop) and the stretch ids built on it against
+    ``best_path`` (the plain rule) and the reference fusion of unknown runs: near-tie scores (a
+    small grid, some nudged by one unit in the last place), unknown characters next to entries,
+    an entry spelled like the unknown piece, and no ``unk_id`` (both raise)."""
+    rnd = random.Random(seed)
+    letters, longest = ("ab▁", 3) if seed % 2 else ("abc-é▁", 5)  # few letters: many equal paths
+    pieces = {"".join(rnd.choice(letters) for _ in range(rnd.randint(1, longest))) for _ in range(rnd.randint(1, 25))}
+    grid = [1.0, 2.0] if seed % 2 else [1.0, 2.0, 3.0, 1.5, 0.5]
+    vocab = [("<unk>" if with_unknown else "x", 0.0)] + [
+        (p, -rnd.choice(grid) * rnd.choice([1, 2]) * (1 + rnd.choice([0, 0, 0, 2**-52, -(2**-52)]))) for p in sorted(pieces)]
+    model = Unigram(vocab, unk_id=0 if with_unknown else None)
+    table, unk = model.table, model.unk_id
+    try:
+        want = best_path(text, table, unk, model.unk_score)
+    except InvalidInputError:
+        with pytest.raises(InvalidInputError):
+            viterbi(text, table.trie, unk, model.unk_score)
+        return
+    nodes = viterbi(text, table.trie, unk, model.unk_score)
+    ends = path_ends(nodes)
+    assert list(zip([0, *ends], ends, [node[0] for node in nodes])) == want
+    reference = tuple(i for _, ids, _ in model._tokens(text, fuse_unknown(want, unk)) for i in ids)
+    assert model._path_ids(text, want) == reference
+    if text:
+        assert model.encode_piece(text) == reference

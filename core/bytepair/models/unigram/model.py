@@ -152,7 +152,27 @@ class Unigram:
         unk = self.unk_id
         if unk is None or all(token_id != unk for _, _, token_id in path):
             return tuple([token_id for _, _, token_id in path])  # every segment a vocabulary entry
-        return tuple(i for _, token_id, _ in self._tokens(piece, fuse_unknown(path, unk)) for i in token_id)
+        if self.byte_fallback:
+            return tuple(i for _, token_id, _ in self._tokens(piece, fuse_unknown(path, unk)) for i in token_id)
+        # ``_tokens`` of the fused path without byte fallback, in one pass (a first pass over text
+        # in another script is mostly unknown runs): a run's id is that of its text if it is an entry.
+        out = []
+        run = -1  # where the unknown run being read starts
+        run_end = 0
+        get = self._ids.get
+        for start, end, token_id in path:
+            if token_id == unk:
+                if run < 0:
+                    run = start
+                run_end = end
+                continue
+            if run >= 0:
+                out.append(get(piece[run:run_end], unk))
+                run = -1
+            out.append(token_id)
+        if run >= 0:
+            out.append(get(piece[run:run_end], unk))
+        return tuple(out)
 
     def encode_piece(self, piece: str, *, dropout: float = 0.0, rng: Random | None = None) -> tuple[int, ...]:
         """Token ids of one piece: the best cut; a sampled one when ``alpha`` is set, or when

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from itertools import chain
 
-from .lattice import PieceTable, viterbi, viterbi_from
+from .lattice import PieceTable, path_ends, viterbi, viterbi_from
 
 __all__ = ["STRETCHED", "BestPaths"]
 
@@ -100,17 +100,19 @@ class BestPaths:
 
     def plain_ids(self, text: str) -> tuple[int, ...]:
         """The ids of ``text``'s best path, as one path."""
-        ends, nodes = viterbi(text, self.trie, self.unk_id, self.unk_score)
-        ids = tuple([token_id for token_id, _ in nodes])
+        nodes = viterbi(text, self.trie, self.unk_id, self.unk_score)
+        ids = tuple([node[0] for node in nodes])
         if self.unk_id is None or self.unk_id not in ids:
             return ids
+        ends = path_ends(nodes)
         return self.to_ids(text, list(zip([0, *ends], ends, ids)))
 
     def path(self, piece: str) -> Path:
         """The best path, unknown nodes not fused (:func:`lattice.best_path`'s)."""
         if self.cut is None or len(piece) < STRETCHED:
-            ends, nodes = viterbi(piece, self.trie, self.unk_id, self.unk_score)
-            return list(zip([0, *ends], ends, [token_id for token_id, _ in nodes]))
+            nodes = viterbi(piece, self.trie, self.unk_id, self.unk_score)
+            ends = path_ends(nodes)
+            return list(zip([0, *ends], ends, [node[0] for node in nodes]))
         path: Path = []
         at = 0
         for stretch, entry in self._stretches(piece):
@@ -184,7 +186,7 @@ class BestPaths:
         ``limit``: the sizes of later sums at which the path is reused, from ``margin >
         1e-12 * (abs(total) + 1e3) + 1e-12 * (abs(later) + 1e3)`` solved for ``abs(later)``."""
         ends, nodes, end, margin = viterbi_from(stretch, self.trie, self.unk_id, self.unk_score, total)
-        path_ids = tuple([token_id for token_id, _ in nodes])
+        path_ids = tuple([node[0] for node in nodes])
         ids = path_ids if self.unk_id is None or self.unk_id not in path_ids else \
             self.to_ids(stretch, list(zip([0, *ends], ends, path_ids)))
-        return (ids, [score for _, score in nodes], margin * 1e12 - abs(total) - 2e3, ends, path_ids), end
+        return (ids, [node[1] for node in nodes], margin * 1e12 - abs(total) - 2e3, ends, path_ids), end
