@@ -63,10 +63,11 @@ async function main() {
   try {
     runtime = await Runtime.load({ assetsUrl: pathToFileURL(dir + "/").href });
     const names = Object.keys(runtime.manifest.encodings);
-    // The rank files (Pyodide's in-memory files are JavaScript's, not in a restored snapshot) ...
-    // (the GPT-3 encodings' only with the optional package bytepair-tokenizers installed: without
-    // it they are left out, and the Python CLI says so if one is asked for)
-    runtime.encodings.clear();
+    // The rank files of the encodings not built in a restored snapshot (Pyodide's in-memory files
+    // are JavaScript's, not in it; a built encoding never reads its file again: on a warm start
+    // with every encoding built, none is read) ... (the GPT-3 encodings' only with the optional
+    // package bytepair-tokenizers installed: without it they are left out, and the Python CLI says
+    // so if one is asked for)
     const present = await Promise.all(names.map((name) => runtime.ensureEncoding(name).then(() => name, () => null)));
     if (!present.includes("o200k_base")) await runtime.ensureEncoding("o200k_base"); // its error, if that fails
     if (runtime.snapshotKey) {

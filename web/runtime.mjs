@@ -297,6 +297,26 @@ function installWasmShim(wasmResponse, wasm, wasmBytes, mark) {
   };
 }
 
+/** Under Node, Deno and Bun: Pyodide reads pyodide.asm.wasm from disk itself and instantiates the
+ * bytes with WebAssembly.instantiate; for its next such call (the main module, made while `boot`
+ * waits for it), use the module compiled from the verified bytes (`wasm.compiled`) instead, if it
+ * compiled. Returns the function that puts WebAssembly.instantiate back (side modules are Pyodide's). */
+function installHostWasmShim(wasm, size, mark) {
+  const realInstantiate = WebAssembly.instantiate;
+  const restore = () => {
+    if (WebAssembly.instantiate === shim) WebAssembly.instantiate = realInstantiate;
+  };
+  const shim = async (source, imports) => {
+    restore();
+    const module = source instanceof WebAssembly.Module || source?.byteLength !== size ? null : await wasm.compiled;
+    if (!module) return realInstantiate.call(WebAssembly, source, imports);
+    mark("wasm: compiled before the start");
+    return { module, instance: await realInstantiate.call(WebAssembly, module, imports) };
+  };
+  WebAssembly.instantiate = shim;
+  return restore;
+}
+
 /** Import one of Pyodide's ES modules by its URL, so that V8 can reuse the code it compiled last
  * time (compiling the 1.2 MB module afresh costs a quarter of a second), while its bytes are
  * fetched and checked in parallel; the module is used only if the check passes. */
@@ -357,6 +377,16 @@ export class Runtime {
     } else {
       loader.expect([files.wasm]);
       bytes[files.wasm] = loader.load(files.wasm, wasm);
+      if (IS_NODE && reader.base.startsWith("file:")) {
+        // From disk (Node, Deno, Bun): compiled as soon as the bytes pass their check, in V8's
+        // background threads while the stored snapshot is read and checked, instead of by Pyodide
+        // when it starts (which reads the file again itself); installHostWasmShim hands it over.
+        wasm.compiled = bytes[files.wasm].then((b) => WebAssembly.compile(b)).then((module) => {
+          mark("wasm: compiled");
+          return module;
+        }, () => null);
+        wasm.how = "early";
+      }
     }
 
     // The origin's own snapshot of a started runtime, if a page of this bundle stored one.
@@ -419,7 +449,13 @@ export class Runtime {
         stderr: (msg) => console.warn("[bytepair/python]", msg),
       };
       options.createPyodideModule = async (moduleArg) => {
-        const module = await asm.default(moduleArg);
+        const restore = wasm.how === "early" ? installHostWasmShim(wasm, wasmBytes.length, mark) : () => {};
+        let module;
+        try {
+          module = await asm.default(moduleArg);
+        } finally {
+          restore();
+        }
         const touched = module.HEAP8.length;
         if (touched < head.memoryLength && !module._emscripten_resize_heap(head.memoryLength)) {
           throw bpError("AssetError", `cannot grow WebAssembly memory to ${head.memoryLength} bytes for the snapshot`);
