@@ -15,6 +15,18 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { setFlagsFromString } from "node:v8";
+
+// A command is a short process: V8's optimising tier (TurboFan) would recompile the interpreter's
+// hot wasm functions on the machine's cores while the command runs, and a command rarely lives long
+// enough to gain from it. This is the CLI's own process, so the flag (process-wide) is ours to set:
+// a warm `count FILE` of 1.4 kB took 0.78 s of CPU instead of 1.10 (wall 1.83 s against 2.87, at a
+// load average of 10 on 2 cores), and 5 MB 3.36 s instead of 3.22 (+4%).
+try {
+  setFlagsFromString("--liftoff-only");
+} catch {
+  // a runtime without V8's flags (the CLI is for Node; elsewhere it runs as it is)
+}
 
 /** Pyodide's own top-level directories, which the host's must not cover. */
 const PYODIDE_DIRS = new Set(["lib", "lib64", "dev", "proc", "sys", "bytepair-data"]);
