@@ -47,7 +47,7 @@ def seed_pieces(words: Mapping[str, int], max_piece_length: int, seed_size: int)
     nodes = [(n * len(sub), sub) for sub, n in occurrences.items()
              if 2 <= len(sub) <= max_piece_length and "\0" not in sub and n >= 2 and extended.get(sub, 0) < n]
     seeds: list[tuple[str, float]] = [(ch, float(n)) for n, ch in sorted(((n, ch) for ch, n in chars.items()), reverse=True)]
-    nodes.sort(key=lambda item: (item[0], [ord(c) for c in item[1]]), reverse=True)
+    nodes.sort(reverse=True)  # strings compare by code point, as HF's ties
     for score, sub in nodes:
         if len(seeds) >= seed_size:
             break

@@ -38,6 +38,10 @@ Entry = tuple[int, float, int]
 """``(id, score, length)``: an entry as ``PieceTable.trie`` gives it, a node of :func:`viterbi`'s path."""
 
 
+_STOP = object()
+_NO_SCORE = -math.inf
+
+
 class PieceTable:
     """Vocabulary entry -> ``(id, score)``, with the longest entry's length (the search bound)."""
 
@@ -45,16 +49,23 @@ class PieceTable:
         self.entries = dict(entries)
         self.entries.pop("", None)  # an empty entry matches nothing (HF's trie never yields it)
         self.max_length = max(map(len, self.entries), default=0)
-        # The prefixes (up to 4 characters) that begin some entry: a start whose next characters begin none
-        # is left early instead of trying every length up to ``max_length``.
-        self.prefixes = {entry[:n] for entry in self.entries for n in range(1, min(len(entry), 4) + 1)}
+        self._prefixes: set[str] | None = None
         self._trie: dict[str, Entry | None] | None = None
+
+    @property
+    def prefixes(self) -> set[str]:
+        """The prefixes (up to 4 characters) that begin some entry (:func:`best_path`'s early exit: a
+        start whose next characters begin none is left instead of trying every length up to
+        ``max_length``). Built on first use."""
+        if self._prefixes is None:
+            self._prefixes = {entry[:n] for entry in self.entries for n in range(1, min(len(entry), 4) + 1)}
+        return self._prefixes
 
     @property
     def trie(self) -> dict[str, Entry | None]:
         """Every beginning of an entry -> the entry's ``(id, score, length)``, or None where it is only a
         beginning (:func:`viterbi`'s one lookup per substring: a substring not in it ends the walk
-        from its start). Built on first use: the trainer's tables never need it."""
+        from its start). Built on first use."""
         if self._trie is None:
             trie: dict[str, Entry | None] = dict.fromkeys(
                 (entry[:n] for entry in self.entries for n in range(1, len(entry))), None)
@@ -68,15 +79,19 @@ class PieceTable:
         return all(math.isfinite(score) for _, score in self.entries.values())
 
     def matches(self, text: str, start: int) -> list[tuple[int, int, float]]:
-        """``(end, id, score)`` of every entry at ``start``, shortest first."""
-        get, prefixes = self.entries.get, self.prefixes
+        """``(end, id, score)`` of every entry at ``start``, shortest first (a walk in :attr:`trie`,
+        ended by the first substring that begins no entry)."""
+        get, stop = self.trie.get, _STOP
         out = []
-        for end in range(start + 1, min(len(text), start + self.max_length) + 1):
-            if end - start <= 4 and text[start:end] not in prefixes:
-                break
-            found = get(text[start:end])
+        end = start + 1
+        n = len(text)
+        while end <= n:
+            found = get(text[start:end], stop)
             if found is not None:
-                out.append((end, found[0], found[1]))
+                if found is stop:
+                    break
+                out.append((end, found[0], found[1]))  # type: ignore[index]
+            end += 1
         return out
 
 
@@ -134,10 +149,6 @@ def best_path(text: str, table: PieceTable, unk_id: int | None, unk_score: float
             if back[end] < 0 or candidate > score[end]:
                 score[end], back[end], ids[end] = candidate, start, unk_id
     return walk_back(back, ids, n)
-
-
-_STOP = object()
-_NO_SCORE = -math.inf
 
 
 def viterbi(text: str, trie: dict[str, Entry | None], unk_id: int | None, unk_score: float) -> list[Entry]:
