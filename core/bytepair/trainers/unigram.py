@@ -211,7 +211,7 @@ class UnigramTrainer:
         reverse (backward), each folded with HF's log-sum-exp as it comes, written out in the loop."""
         expected = [0.0] * len(model.pieces)
         exp, log = math.exp, math.log
-        missing = model.missing({ch for text, _ in sentences for ch in text}) if spans is not None else set()
+        missing = model.missing(set("".join([text for text, _ in sentences]))) if spans is not None else set()
         for k, (text, count) in enumerate(sentences):
             n = len(text)
             if spans is None or seeds is None:
@@ -284,7 +284,7 @@ class UnigramTrainer:
         freq = [0.0] * size
         inverted: list[list[int]] = [[] for _ in range(size)]
         vsum = 0.0
-        missing = model.missing({ch for text, _ in sentences for ch in text}) if spans is not None else set()
+        missing = model.missing(set("".join([text for text, _ in sentences]))) if spans is not None else set()
         for index, (text, count) in enumerate(sentences):
             vsum += count
             path = best_path(text, model.table, 0, model.unk_score) if spans is None or seeds is None else \
