@@ -21,7 +21,8 @@ by tests).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -140,12 +141,20 @@ class WordPiece(VocabularyModel):
         (a match or the unknown token); else each token's text without the prefix."""
         if len(ids) <= 1:
             return [len(piece.encode("utf-8", "surrogatepass"))] * len(ids)
+        first, rest = self._byte_lengths
+        return [first[ids[0]], *map(rest.__getitem__, ids[1:])]
+
+    @cached_property
+    def _byte_lengths(self) -> tuple[dict[int, int], dict[int, int]]:
+        """Token id -> its UTF-8 length as a word's first token, and as a later one (without the
+        prefix): filled on first use, bounded by the vocabulary."""
         prefix = len(self.continuing_subword_prefix)
-        out = []
-        for index, token_id in enumerate(ids):
-            token = self._id_to_token.get(token_id, "")
-            out.append(len((token[prefix:] if index else token).encode("utf-8", "surrogatepass")))
-        return out
+        tokens = self._id_to_token
+
+        def length(token_id: int, cut: int) -> int:
+            return len(tokens.get(token_id, "")[cut:].encode("utf-8", "surrogatepass"))
+
+        return _Memo(lambda token_id: length(token_id, 0)), _Memo(lambda token_id: length(token_id, prefix))
 
     # ---------------------------------------------------------------- saving
     def to_json(self) -> dict[str, Any]:
@@ -159,6 +168,18 @@ class WordPiece(VocabularyModel):
         ordered = sorted(self.vocab.items(), key=lambda item: item[1])
         path.write_text("".join(token + "\n" for token, _ in ordered), encoding="utf-8")
         return [str(path)]
+
+
+class _Memo(dict[int, int]):
+    """A function of a token id, remembered."""
+
+    def __init__(self, compute: Callable[[int], int]) -> None:
+        super().__init__()
+        self._compute = compute
+
+    def __missing__(self, token_id: int) -> int:
+        value = self[token_id] = self._compute(token_id)
+        return value
 
 
 def read_vocab_txt(path: str | os.PathLike[str]) -> dict[str, int]:

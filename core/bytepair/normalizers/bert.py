@@ -22,9 +22,12 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import cached_property
+from itertools import compress, repeat
+from operator import ne
 from typing import Any
 
 from .base import Alignment, Normalizer, PerCharacter, Sequence
+from .edits import Edits
 from .unicode import NFD
 
 __all__ = ["BertNormalizer"]
@@ -108,6 +111,16 @@ def _mark(ch: str) -> str:
     return "" if _TABLES.marks.match(ch) else ch
 
 
+_FEW_UNEVEN = 64
+"""Up to this many distinct characters whose output is not one character are found by a regex of
+them (``normalize_edits``); past it, every character's output length is read."""
+
+
+def _leads_with_mark(ch: str) -> bool:
+    """Whether ``ch``'s NFD begins with a combining mark (one NFD may move across characters)."""
+    return unicodedata.combining(unicodedata.normalize("NFD", ch)[:1] or "a") != 0
+
+
 def _lower(ch: str) -> str:
     return (_TABLES.lower_first.get(ch) if ch != "\u03a3" else None) or ch.lower()
 
@@ -136,6 +149,8 @@ class BertNormalizer(Normalizer):
         self._steps = Sequence(steps)
         self._memo: dict[str, str] = {}
         """Character -> what the steps make of it alone (the characters of a text repeat)."""
+        self._mark_leads: set[str] = set()
+        """The characters of the memo whose NFD begins with a combining mark (``normalize_edits``)."""
 
     def normalize(self, text: str) -> str:
         if self.clean_text:
@@ -154,26 +169,56 @@ class BertNormalizer(Normalizer):
     def clear_memos(self) -> None:
         """Forget the memo of each character's normalization (a tokenizer's ``engine.cache.clear()`` calls it)."""
         self._memo.clear()
+        self._mark_leads.clear()
 
     def normalize_aligned(self, text: str) -> tuple[str, Alignment | None]:
-        """Each step maps a character on its own, but for NFD's reordering of combining marks across
-        characters: so when the text normalized whole equals its characters normalized one by one
-        (memoized), each output character aligns with the character it came from, and the steps
-        need not run one by one (``_reference_normalize_aligned``; tests hold the two equal)."""
-        memo = self._memo
-        if len(memo) >= MEMO_ENTRIES:  # bounded: a text of every character must not keep them all
-            memo.clear()
-        outs = [memo.get(ch) or memo.setdefault(ch, self.normalize(ch) or "") for ch in text]
-        joined = "".join(outs)
-        if joined != self.normalize(text):
+        """Each output character aligned with the input character it came from
+        (:meth:`normalize_edits`), or where NFD may reorder marks across characters, the steps'
+        alignments in turn (``_reference_normalize_aligned``; tests hold the two equal)."""
+        found = self.normalize_edits(text)
+        if found is None:
             return self._reference_normalize_aligned(text)
-        if len(joined) == len(text) and all(len(out) == 1 for out in outs):
-            return joined, None
-        align: Alignment = []
-        for i, out in enumerate(outs):
-            if out:
-                align += [(i, i + 1)] * len(out)
-        return joined, align
+        normalized, edits = found
+        return normalized, None if edits is None else edits.aligned()
+
+    def normalize_edits(self, text: str) -> tuple[str, Edits | None] | None:
+        """The normalized text and the characters that did not become one character each
+        (:class:`~bytepair.normalizers.edits.Edits`; None: there are none); or None where
+        the text holds a character whose NFD begins with a combining mark, which NFD may reorder
+        across characters (then only the steps in turn align it).
+
+        Why it holds: each step maps a character on its own but for NFD's reordering of combining
+        marks, which moves a mark only within a run of them, and such a run crosses from one
+        character's output into the next only if the next one's begins with a mark. So the text's
+        normalization is its characters' (memoized), and only the characters whose output is not
+        one character (removed controls, spaced CJK, expansions) need finding: a regex of them.
+
+        >>> BertNormalizer().normalize_edits("a\x07b中")
+        ('ab 中 ', Edits(changed=[(1, 0), (3, 3)], length=4))
+        """
+        memo, leads = self._memo, self._mark_leads
+        if len(memo) >= MEMO_ENTRIES:  # bounded: a text of every character must not keep them all
+            self.clear_memos()
+        outs = {}
+        for ch in set(text):
+            out = memo.get(ch)
+            if out is None:
+                out = memo[ch] = self.normalize(ch) or ""
+                if _leads_with_mark(ch):
+                    leads.add(ch)
+            outs[ch] = out
+        if self._strip and leads and not leads.isdisjoint(outs):
+            return None
+        normalized = self.normalize(text)
+        uneven = [ch for ch, out in outs.items() if len(out) != 1]
+        if not uneven:
+            return normalized, None
+        if len(uneven) > _FEW_UNEVEN:  # (a CJK text: each ideograph spaced)
+            lengths = list(map(len, map(outs.__getitem__, text)))
+            changed = list(compress(range(len(text)), map(ne, lengths, repeat(1))))
+            return normalized, Edits(list(zip(changed, map(lengths.__getitem__, changed))), len(text))
+        pattern = re.compile("[" + "".join(map(re.escape, uneven)) + "]")
+        return normalized, Edits([(found.start(), len(outs[found.group()])) for found in pattern.finditer(text)], len(text))
 
     def _reference_normalize_aligned(self, text: str) -> tuple[str, Alignment | None]:
         """The steps in turn, each with its alignment (``base.Sequence``)."""

@@ -23,16 +23,19 @@ from typing import Any
 
 from ..added_tokens.vocabulary import AddedVocabulary
 from ..errors import InvalidInputError, InvalidTokenError, TokenIdOverflowError
+from ..models.vocabulary import VocabularyModel
 from ..pre_tokenizers import Metaspace, PreTokenizer
 from ..pre_tokenizers import Sequence as PreSequence
 from ..processors.base import Piecewise
 from ..text.checks import repair_surrogates
 from ..text.offsets import token_spans
 from .engine import Engine
+from .piece_fields import Entry, PieceFields, append_fields, gc_paused, relative_spans, to_original
 
 __all__ = ["TokenizerPipeline"]
 
 PieceIds = Callable[[str], tuple[int, ...]]
+_ZERO = (0,)
 
 
 class TokenizerPipeline:
@@ -48,12 +51,34 @@ class TokenizerPipeline:
         self.engine = engine
         self.skip_special = False
         self._metaspaces = _metaspaces(pre_tokenizer)
-        self._token_strings = _IdStrings(self.id_to_token)
+        self._token_strings = self._id_strings()
+        self._named = self._byte_starts = False
+        self._model_flags()
+        self._fields = PieceFields(self._piece_entry)
+        """Each piece's tokens and their spans in it, for ``encode`` (``piece_fields.py``)."""
         engine.cache.also_clear(self.clear_memos)
 
+    def _id_strings(self) -> _IdStrings:
+        """The id -> token table of ``Encoded``'s tokens: a vocabulary-only model's filled at once
+        when many ids are read (added tokens over the model's, as ``id_to_token`` reads them)."""
+        model, added = self.model, self.added
+
+        def table() -> dict[int, str]:
+            vocab = model.get_vocab()
+            return {**dict(zip(vocab.values(), vocab.keys())), **{t.id: t.content for t in added}}
+
+        return _IdStrings(self.id_to_token, table if isinstance(model, VocabularyModel) else None)
+
+    def _model_flags(self) -> None:
+        # A model may name its tokens itself (Unigram: an unknown run's token is its text), or give
+        # each token's first byte (a byte-fallback run's tokens all span the run).
+        self._named = hasattr(self.model, "piece_tokens")
+        self._byte_starts = hasattr(self.model, "piece_byte_starts")
+
     def clear_memos(self) -> None:
-        """Empty the normalizer's memos (``engine.cache.clear()`` calls this: one clear empties
-        every cache of the tokenizer)."""
+        """Empty the normalizer's memos and the pieces' fields (``engine.cache.clear()`` calls this:
+        one clear empties every cache of the tokenizer)."""
+        self._fields.clear()
         clear = getattr(self.normalizer, "clear_memos", None)
         if clear is not None:
             clear()
@@ -68,7 +93,9 @@ class TokenizerPipeline:
             self._metaspaces = _metaspaces(pre_tokenizer)
         if model is not ...:
             self.model = model
-            self._token_strings = _IdStrings(self.id_to_token)
+            self._token_strings = self._id_strings()
+            self._model_flags()
+        self._fields.clear()
         if pre_tokenizer is not ... or model is not ...:
             self.engine = Engine(self.model, self.pre_tokenizer)
             self.engine.cache.also_clear(self.clear_memos)
@@ -129,8 +156,22 @@ class TokenizerPipeline:
     # ---------------------------------------------------------------- every field
     def encode(self, text: str, type_id: int, piece_ids: PieceIds | None = None) -> Piecewise:
         """One sequence with tokens, offsets into ``text`` and word ids; ``piece_ids`` gives a
-        piece's ids (default: the engine's cache)."""
+        piece's ids (default: the engine's cache). The fields of ordinary text are joined of each
+        piece's, remembered (``piece_fields.py``), unless ``piece_ids`` is given (BPE-dropout)."""
+        if piece_ids is not None:
+            return self._encode(text, type_id, piece_ids, bulk=False)
+        with gc_paused():
+            return self._encode(text, type_id, None, bulk=True)
+
+    def reference_encode(self, text: str, type_id: int) -> Piecewise:
+        """``encode`` token by token, as plainly as HF's rules read (tests hold the two equal)."""
+        return self._encode(text, type_id, None, bulk=False)
+
+    def _encode(self, text: str, type_id: int, piece_ids: PieceIds | None, bulk: bool) -> Piecewise:
         ids_of = self.engine.cache.__getitem__ if piece_ids is None else piece_ids
+        # A per-character normalizer's alignment, as the characters it did not map to one (BertNormalizer).
+        edits_of = getattr(self.normalizer, "normalize_edits", None) if bulk else None
+        token_of = None if self._named else self._token_strings.__getitem__
         repaired = repair_surrogates(text)
         out = Piecewise()
         word = 0
@@ -139,19 +180,30 @@ class TokenizerPipeline:
                 out.add_added_token(token_id, segment, (start, end), type_id, word)  # with what lstrip/rstrip took
                 word += 1
                 continue
-            if self.normalizer is not None:
+            found = None if edits_of is None else edits_of(segment)
+            edits = None
+            if found is not None:
+                (normalized, edits), align = found, None
+            elif self.normalizer is not None:
                 normalized, align = self.normalizer.normalize_aligned(segment)
             else:
                 normalized, align = segment, None
             for part, part_id, p_start, p_end in self.added.split(normalized, normalized=True, skip_special=self.skip_special, normalizer=self.normalizer):
-                o_start, o_end = _to_original(align, p_start, p_end, start)
+                if edits is not None and align is None and (part_id is not None or self.model.token_byte_length is not None):
+                    align = edits.aligned()
                 if part_id is not None:
-                    out.add_added_token(part_id, part, (o_start, o_end), type_id, word)
+                    out.add_added_token(part_id, part, to_original(align, p_start, p_end, start), type_id, word)
                     word += 1
                     continue
                 self._set_first(start == 0)
-                pieces_done = self._fast_offsets(out, part, p_start, align, start, type_id, word, ids_of)
-                if pieces_done is not None:
+                if bulk:
+                    pieces_done = self._fast_offsets(out, part, p_start, align, start, type_id, word, ids_of)
+                    if pieces_done is None:
+                        pieces, starts, ends = self._bounds(part)
+                        append_fields(out, self._fields, pieces, starts, ends, ids_of=ids_of, token_of=token_of,
+                                      type_id=type_id, word=word, shift=p_start, align=align, edits=edits,
+                                      base=start)
+                        pieces_done = len(pieces)
                     word += pieces_done
                     continue
                 spans = [(part, 0, len(part))] if self.pre_tokenizer is None else self.pre_tokenizer.spans(part)
@@ -168,13 +220,42 @@ class TokenizerPipeline:
                     for k, (token_id2, (ts, te)) in enumerate(zip(ids, char_spans)):
                         out.ids.append(token_id2)
                         out.tokens.append(strings[k] if strings is not None else token_string(token_id2))
-                        out.offsets.append(_to_original(align, p_start + ts, p_start + te, start))
+                        out.offsets.append(to_original(align, p_start + ts, p_start + te, start))
                         out.type_ids.append(type_id)
                         out.special_tokens_mask.append(0)
                         out.word_ids.append(word)
                         out.sequence_ids.append(type_id)
                     word += 1
         return out
+
+    def _bounds(self, part: str) -> tuple[list[str], list[int], list[int]]:
+        """The pieces of ``part``, their starts and their ends."""
+        if self.pre_tokenizer is None:
+            return ([part], [0], [len(part)]) if part else ([], [], [])
+        return self.pre_tokenizer.bounds(part)
+
+    def _piece_entry(self, piece: str, width: int) -> Entry:
+        """A piece's ids, token strings and token spans within it, for a piece standing for
+        ``width`` characters of text (``encode``'s rule: ``_token_char_spans``, or for tokens that
+        cut the piece as written at characters' boundaries, ``relative_spans``)."""
+        ids = self.engine.cache[piece]
+        model = self.model
+        named = self._named
+        if len(ids) == 1 and len(piece) == width:  # one token, the whole piece as written
+            return ids, tuple(model.piece_tokens(piece, ids)[:1]) if named else (self._token_strings[ids[0]],), _ZERO, (width,)
+        found = None
+        if len(piece) == width and not self._byte_starts:
+            found = relative_spans(piece, model.piece_byte_lengths(piece, ids))
+        if found is not None and len(found[0]) == len(ids):
+            starts, ends = found
+        else:
+            spans = self._token_char_spans(piece, ids, 0, width)
+            if len(spans) < len(ids):  # (as the reference's zip)
+                ids = ids[:len(spans)]
+                self._fields.cut = True
+            starts, ends = tuple(s for s, _ in spans[:len(ids)]), tuple(e for _, e in spans[:len(ids)])
+        tokens = model.piece_tokens(piece, ids)[:len(ids)] if named else map(self._token_strings.__getitem__, ids)
+        return ids, tuple(tokens), starts, ends
 
     def _fast_offsets(self, out: Piecewise, part: str, p_start: int, align: list[tuple[int, int]] | None, base: int,
                       type_id: int, word: int, ids_of: PieceIds) -> int | None:
@@ -199,7 +280,7 @@ class TokenizerPipeline:
             shift = base + p_start
             out.offsets += zip((shift + s for s in starts), (shift + e for e in ends))
         else:
-            out.offsets += (_to_original(align, p_start + s, p_start + e, base) for s, e in zip(starts, ends))
+            out.offsets += (to_original(align, p_start + s, p_start + e, base) for s, e in zip(starts, ends))
         n = len(ids)
         out.type_ids += [type_id] * n
         out.special_tokens_mask += [0] * n
@@ -263,27 +344,27 @@ class TokenizerPipeline:
 
 
 class _IdStrings(dict[int, str]):
-    """id -> token string, filled on first use (the tokens of ``Encoded``)."""
+    """id -> token string, filled on first use (the tokens of ``Encoded``); after ``BULK_AFTER``
+    misses, all at once from ``table()`` where given (a first pass over a long text reads most of
+    a vocabulary: a call chain per id cost a WordLevel first pass 15%)."""
 
-    def __init__(self, id_to_token: Callable[[int], str | None]) -> None:
+    BULK_AFTER = 256
+
+    def __init__(self, id_to_token: Callable[[int], str | None],
+                 table: Callable[[], dict[int, str]] | None = None) -> None:
         super().__init__()
         self._id_to_token = id_to_token
+        self._table = table
+        self._misses = 0
 
     def __missing__(self, token_id: int) -> str:
+        self._misses += 1
+        if self._misses == self.BULK_AFTER and self._table is not None:
+            self.update(self._table())
+            if token_id in self:
+                return self[token_id]
         value = self[token_id] = self._id_to_token(token_id) or ""
         return value
-
-
-def _to_original(align: list[tuple[int, int]] | None, start: int, end: int, base: int) -> tuple[int, int]:
-    """Offsets in the normalized segment -> offsets in the caller's text."""
-    if align is None:
-        return base + start, base + end
-    if not align:
-        return base, base
-    if end <= start:
-        at = align[min(start, len(align) - 1)][0] if start < len(align) else align[-1][1]
-        return base + at, base + at
-    return base + align[start][0], base + align[end - 1][1]
 
 
 def _metaspaces(pre: PreTokenizer | None) -> list[Metaspace]:

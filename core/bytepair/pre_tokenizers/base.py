@@ -11,6 +11,7 @@ Every component offers the same two methods:
 from __future__ import annotations
 
 import re
+from operator import itemgetter
 from typing import Any
 
 from ..errors import VocabFormatError
@@ -40,6 +41,17 @@ class PreTokenizer:
 
     def split(self, text: str) -> list[str]:
         return [piece for piece, _, _ in self.spans(text)]
+
+    def bounds(self, text: str) -> tuple[list[str], list[int], list[int]]:
+        """``spans`` as three lists: the pieces, their starts and their ends (the form the
+        pipeline's offsets are computed on; a splitter may find them without the triples).
+
+        >>> from bytepair.pre_tokenizers import Whitespace
+        >>> Whitespace().bounds("hi, you")
+        (['hi', ',', 'you'], [0, 2, 4], [2, 3, 7])
+        """
+        spans = self.spans(text)
+        return list(map(itemgetter(0), spans)), list(map(itemgetter(1), spans)), list(map(itemgetter(2), spans))
 
     def pre_tokenize_str(self, text: str) -> list[tuple[str, tuple[int, int]]]:
         """HF's ``pre_tokenize_str``: each piece with its ``(start, end)`` characters, in the form the

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from operator import ge
 from typing import Any
 
 from ..errors import VocabFormatError
@@ -147,6 +148,13 @@ class Split(PreTokenizer):
 
     def spans(self, text: str) -> list[Piece]:
         return [(text[s:e], s, e) for s, e in self._cuts(text)]
+
+    def bounds(self, text: str) -> tuple[list[str], list[int], list[int]]:
+        if self.behavior == "removed" and self.invert and self._keeps_matches_only:
+            found = self._pretokenizer.bounds(text)  # type: ignore[union-attr]  # the matches, found in C
+            if not any(map(ge, found[1], found[2])):  # (an empty match, which the samples missed, walks as spans)
+                return found
+        return super().bounds(text)
 
     def to_json(self) -> dict[str, Any]:
         return {
