@@ -139,12 +139,14 @@ class Encoded:
         return given if given is not None else max(1, len({s for s in self.sequence_ids if s is not None}))
 
     @classmethod
-    def from_piecewise(cls, seq: Piecewise) -> Encoded:
-        """A finished encoding of the post-processor's record."""
-        return cls(list(seq.ids), {
-            "tokens": list(seq.tokens), "offsets": list(seq.offsets), "type_ids": list(seq.type_ids),
-            "attention_mask": [1] * len(seq.ids), "special_tokens_mask": list(seq.special_tokens_mask),
-            "word_ids": list(seq.word_ids), "sequence_ids": list(seq.sequence_ids), "overflowing": [],
+    def from_piecewise(cls, seq: Piecewise, *, copy: bool = True) -> Encoded:
+        """A finished encoding of the post-processor's record (its lists taken as they are, not
+        copied, where ``copy`` is False: a record made for this encoding alone)."""
+        own = list if copy else _same
+        return cls(own(seq.ids), {
+            "tokens": own(seq.tokens), "offsets": own(seq.offsets), "type_ids": own(seq.type_ids),
+            "attention_mask": [1] * len(seq.ids), "special_tokens_mask": own(seq.special_tokens_mask),
+            "word_ids": own(seq.word_ids), "sequence_ids": own(seq.sequence_ids), "overflowing": [],
         })
 
     # ---------------------------------------------------------------- HF's edits (encoded_edits.py)
@@ -246,6 +248,10 @@ class Encoded:
             self.set_sequence_ranges({k: (lo + shift, hi + shift) for k, (lo, hi) in kept.items()})
 
 
+def _same(values: list[Any]) -> list[Any]:
+    return values
+
+
 def to_piecewise(encoding: Encoded, sequence_id: int = 0) -> Piecewise:
     """An encoding's fields as the lists the post-processor works on. Its type ids stay as they are
     (a post-processor's template sets its own; with none, HF keeps them)."""
@@ -265,7 +271,7 @@ def post_processed(first: Piecewise, second: Piecewise | None, add_special_token
         first, second, overflow_first, overflow_second = truncate(first, second, truncation, added)
 
     def combined(a: Piecewise, b: Piecewise | None) -> Encoded:  # on copies: a processor may trim in place
-        return Encoded.from_piecewise(step.process(a.copy(), None if b is None else b.copy(), add_special_tokens))
+        return Encoded.from_piecewise(step.process(a.copy(), None if b is None else b.copy(), add_special_tokens), copy=False)
 
     encoded = combined(first, second)
     encoded._n_sequences = 1 if second is None else 2  # as HF counts them, empty ones included

@@ -44,6 +44,7 @@ of entries; the bound keeps a stream of every word of a language from growing wi
 
 _IDS, _TOKENS, _STARTS, _ENDS = (itemgetter(k) for k in range(4))
 _FIRST, _LAST = itemgetter(0), itemgetter(1)
+_SAMPLE = 64
 _DECODE = methodcaller("decode", "utf-8", "surrogatepass")
 
 
@@ -70,14 +71,10 @@ class PieceFields(dict[str, Entry]):
         self.max_bytes = max_bytes
         self.bytes = 0
         """The entries' size so far (``fields_entry_bytes``)."""
-        self.cut = False
-        """Set by ``entry_of`` where an entry holds fewer ids than its piece has (a model giving
-        fewer token lengths than ids): the ids are then read off the entries."""
 
     def clear(self) -> None:
         super().clear()
         self.bytes = 0
-        self.cut = False
 
     def __missing__(self, piece: str) -> Entry:
         entry = self.entry_of(piece, len(piece))
@@ -142,13 +139,18 @@ def append_fields(out: Piecewise, fields: PieceFields, pieces: list[str], starts
     ``(start, end)`` in the segment; None where it changed nothing), or ``edits`` (a per-character
     normalizer's: the characters it did not map to one) maps it, and ``base`` (the segment's start
     in the caller's text) is added."""
-    per_piece = list(map(ids_of, pieces))
-    counts = list(map(len, per_piece))
-    ids = list(chain.from_iterable(per_piece))
     widths = list(map(sub, ends, starts))
     lengths = list(map(len, pieces))
-    if token_of is not None and len(ids) == len(pieces) and counts.count(1) == len(counts) and lengths == widths:
-        # One token a piece, as written (WordLevel; most pieces of other models): each spans its piece.
+    # One token a piece, as written (WordLevel; most pieces of other models)? A look at the first
+    # pieces first, so that a text with longer words does not pay for a pass over all of them.
+    sample = list(map(len, map(ids_of, pieces[:_SAMPLE])))
+    whole = token_of is not None and sample.count(1) == len(sample) and lengths == widths
+    if whole:
+        per_piece = list(map(ids_of, pieces))
+        ids = list(chain.from_iterable(per_piece))
+        whole = len(ids) == len(pieces) and list(map(len, per_piece)).count(1) == len(pieces)
+    if whole:  # each token spans its piece
+        assert token_of is not None
         tokens: Any = map(token_of, ids)
         token_starts, token_ends = starts, ends
         word_ids: list[Any] = list(range(word, word + len(ids)))
@@ -157,13 +159,11 @@ def append_fields(out: Piecewise, fields: PieceFields, pieces: list[str], starts
         if lengths != widths:  # pieces a pre-tokenizer rewrote (Metaspace's "▁" put in front): made for their width
             for i in compress(range(len(pieces)), map(ne, lengths, widths)):
                 entries[i] = fields.entry_of(pieces[i], widths[i])
-        if fields.cut:  # (an entry kept fewer ids than the piece has)
-            per_piece = list(map(_IDS, entries))
-            counts = list(map(len, per_piece))
-            ids = list(chain.from_iterable(per_piece))
+        per_piece = list(map(_IDS, entries))
+        counts = list(map(len, per_piece))
+        ids = list(chain.from_iterable(per_piece))
         tokens = chain.from_iterable(map(_TOKENS, entries)) if token_of is None else map(token_of, ids)
-        # Each token's piece, and that piece's start.
-        owner = list(chain.from_iterable(map(repeat, range(len(pieces)), counts)))
+        owner = _owners(counts)
         piece_starts = list(map(starts.__getitem__, owner))
         token_starts = list(map(add, piece_starts, chain.from_iterable(map(_STARTS, entries))))
         token_ends = list(map(add, piece_starts, chain.from_iterable(map(_ENDS, entries))))
@@ -176,6 +176,23 @@ def append_fields(out: Piecewise, fields: PieceFields, pieces: list[str], starts
     out.special_tokens_mask += [0] * n
     out.word_ids += word_ids
     out.sequence_ids += [type_id] * n
+
+
+def _owners(counts: list[int]) -> list[int]:
+    """Each token's piece, for pieces of ``counts`` tokens: where every piece has one, every piece
+    once and its further tokens' merged in (a sort of two sorted runs: a merge, in C), which costs
+    less than a ``repeat`` a piece.
+
+    >>> _owners([1, 3, 1, 2]), _owners([2, 0, 1])
+    ([0, 1, 1, 1, 2, 3, 3], [0, 0, 2])
+    """
+    if 0 in counts:
+        return list(chain.from_iterable(map(repeat, range(len(counts)), counts)))
+    longer = list(compress(range(len(counts)), map(ne, counts, repeat(1))))
+    owners = list(range(len(counts)))
+    owners += chain.from_iterable(map(repeat, longer, map(sub, map(counts.__getitem__, longer), repeat(1))))
+    owners.sort()
+    return owners
 
 
 def _offsets(starts: list[int], ends: list[int], shift: int, align: Sequence[tuple[int, int]] | None,

@@ -250,9 +250,7 @@ class TokenizerPipeline:
             starts, ends = found
         else:
             spans = self._token_char_spans(piece, ids, 0, width)
-            if len(spans) < len(ids):  # (as the reference's zip)
-                ids = ids[:len(spans)]
-                self._fields.cut = True
+            ids = ids[:len(spans)]  # (as the reference's zip)
             starts, ends = tuple(s for s, _ in spans[:len(ids)]), tuple(e for _, e in spans[:len(ids)])
         tokens = model.piece_tokens(piece, ids)[:len(ids)] if named else map(self._token_strings.__getitem__, ids)
         return ids, tuple(tokens), starts, ends
