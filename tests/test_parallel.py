@@ -136,3 +136,44 @@ def test_free_threaded_builds_share_the_work_with_threads(enc: bytepair.Encoding
         assert pool.map("decode", ids, kind="str", workers=2) == [enc.decode(i) for i in ids]
     finally:
         pool.close(wait=True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(sizes=st.lists(st.integers(0, 50), min_size=1, max_size=40), workers=st.integers(2, 8),
+       floor=st.integers(1, 60), ends=st.lists(st.booleans(), max_size=80))
+def test_slices_from_both_ends_cover_the_batch_once(sizes: list[int], workers: int, floor: int, ends: list[bool]) -> None:
+    """Taking slices from the front and the back in any order (as the workers and the calling process
+    do) covers every item once, each slice holds at least one item, and a slice is never much
+    bigger than a share of what was left."""
+    from itertools import accumulate
+
+    prefix = [0, *accumulate(sizes)]
+    lo, hi, seen = 0, len(sizes), []
+    for back in [*ends, *[False] * len(sizes)]:
+        if lo >= hi:
+            break
+        left = prefix[hi] - prefix[lo]
+        if back:
+            b, hi = hi, parallel.next_slice(prefix, lo, hi, workers, floor, back=True)
+            a = hi
+        else:
+            a, lo = lo, parallel.next_slice(prefix, lo, hi, workers, floor)
+            b = lo
+        assert lo <= hi and a < b
+        work = prefix[b] - prefix[a]
+        assert b - a == 1 or work - max(sizes[a:b]) < max(floor, left // (3 * workers))  # no item more than needed
+        seen += range(a, b)
+    assert sorted(seen) == list(range(len(sizes)))
+
+
+def test_start_runs_the_workers_a_batch_then_reuses(enc: bytepair.Encoding, always_parallel: None) -> None:
+    pool = parallel.BatchPool(enc)
+    try:
+        pool.start(2)
+        first = pool._executor  # noqa: SLF001 (the test looks at the pool's one executor)
+        assert first is not None and len(first._processes if hasattr(first, "_processes") else [1]) >= 1
+        batch = ["a b", "c d", "e f"] * 3
+        assert pool.map("encode_ordinary", batch, kind="ids", workers=2) == [enc.encode_ordinary(t) for t in batch]
+        assert pool._executor is first  # noqa: SLF001
+    finally:
+        pool.close(wait=True)

@@ -11,7 +11,8 @@ of one of its methods.
   their lengths, never as pickled lists of ints (unpickling millions of ints in the parent is what
   keeps a plain process pool near 1.25x on 2 cores). The calling process is one of the ``N``
   workers (``N - 1`` are started): it encodes its share from the back of the batch while the
-  others take slices from the front, so only their share of the ids crosses a pipe.
+  others take slices from the front, so only their share of the ids crosses a pipe; slices shrink
+  as the two ends meet (:func:`next_slice`), so neither side waits long for the other at the end.
 - **Threads** on a free-threaded build (``sys._is_gil_enabled()`` false): the owner is shared.
 - **Sequential** in the browser (Pyodide has neither), for one worker, and below
   :data:`MIN_PARALLEL_CHARS` characters of work, where starting and feeding workers costs more than
@@ -23,8 +24,8 @@ slice, and the slices are put back in order.
 >>> pool = BatchPool(str)
 >>> pool.map("upper", ["a", "b"], kind="str", workers=4)  # below the threshold: sequential
 ['A', 'B']
->>> split_evenly([3, 1, 1, 1, 2], 2)
-[(0, 2), (2, 5)]
+>>> next_slice([0, 4, 8, 12], 0, 3, 2, 1)  # the first slice of three items of 4 characters, 2 workers
+1
 """
 
 from __future__ import annotations
@@ -33,20 +34,26 @@ import os
 import sys
 import weakref
 from array import array
+from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Callable, Sequence
+from itertools import accumulate
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:  # the executors (threads, a queue, logging) are imported when a pool first starts
     from concurrent.futures import Executor, Future
 
-__all__ = ["MIN_PARALLEL_CHARS", "BatchPool", "can_use_processes", "free_threaded", "pack_id_lists", "pool_machinery",
-           "process_context", "slice_count", "split_evenly", "unpack_id_lists"]
+__all__ = ["MIN_PARALLEL_CHARS", "MIN_SLICE_CHARS", "BatchPool", "can_use_processes", "free_threaded", "next_slice",
+           "pack_id_lists", "pool_machinery", "process_context", "unpack_id_lists"]
 
 MIN_PARALLEL_CHARS = 1 << 18
 """Below this much work (characters to encode, or ids to decode) a batch runs in the calling
 process. Measured with 2 started workers on a shared 2-core machine (new text, cl100k_base):
 32 K characters ran at 0.45x the sequential speed, 128 K at 0.91x, 512 K at 1.18x."""
+
+MIN_SLICE_CHARS = 1 << 15
+"""No slice sent to a worker is much under this much work (what a slice costs to send and unpack
+outweighs the balance a smaller one buys), unless the whole batch is small."""
 
 Kind = Literal["ids", "str", "bytes"]
 
@@ -135,32 +142,20 @@ def unpack_id_lists(ids: bytes, lengths: bytes) -> list[list[int]]:
     return out
 
 
-def slice_count(workers: int, work: int) -> int:
-    """How many slices a batch of ``work`` characters (or ids) is cut into for ``workers`` workers:
-    about eight per worker, so the last slice (the only wait) is short, but none much under 32 K
-    characters, where what a slice costs to send outweighs that.
+def next_slice(prefix: Sequence[int], lo: int, hi: int, workers: int, floor: int, *, back: bool = False) -> int:
+    """Where the next slice of items ``lo:hi`` ends (from the front) or starts (``back``): about
+    ``1 / (3 * workers)`` of the work left there (``prefix[i]``: the work of the first ``i`` items),
+    at least ``floor`` and at least one item. Slices shrink as the work runs out, so the last ones,
+    on which the other side may wait, are short.
 
-    >>> slice_count(2, 6_000_000), slice_count(2, 300_000), slice_count(4, 10)
-    (16, 9, 4)
+    >>> prefix = [0, 10, 20, 30, 40, 50, 60]
+    >>> next_slice(prefix, 0, 6, 2, 5), next_slice(prefix, 0, 6, 2, 5, back=True), next_slice(prefix, 2, 3, 2, 5)
+    (1, 5, 3)
     """
-    return max(workers, min(8 * workers, work // 32768))
-
-
-def split_evenly(sizes: Sequence[int], parts: int) -> list[tuple[int, int]]:
-    """Cut ``range(len(sizes))`` into at most ``parts`` contiguous ``(start, end)`` slices of
-    about equal total size (each slice holds at least one item)."""
-    total = sum(sizes)
-    if not sizes:
-        return []
-    target = max(1, -(-total // max(1, parts)))
-    slices, start, acc = [], 0, 0
-    for i, size in enumerate(sizes):
-        acc += size
-        if acc >= target and i + 1 < len(sizes):
-            slices.append((start, i + 1))
-            start, acc = i + 1, 0
-    slices.append((start, len(sizes)))
-    return slices
+    target = max(floor, (prefix[hi] - prefix[lo]) // (3 * workers))
+    if back:
+        return max(lo, min(hi - 1, bisect_right(prefix, prefix[hi] - target, lo, hi) - 1))
+    return min(hi, max(lo + 1, bisect_left(prefix, prefix[lo] + target, lo + 1, hi + 1)))
 
 
 def _install(payload: bytes) -> None:
@@ -214,10 +209,12 @@ class BatchPool:
         runs ``method`` in this process (default: the owner; a worker may hold another object than
         the owner, as a ``Tokenizer``'s workers do).
 
-        The calling process is one of the workers: the batch is cut into :func:`slice_count` slices,
-        the started workers take them from the front while this process encodes from the back (and
-        takes back a queued slice no worker has begun), so only the workers' share of the ids
-        crosses a pipe and neither side waits for the other but on the last slice.
+        The calling process is one of the workers. The started workers take slices from the front
+        of the batch, two at a time each (one running, one waiting, so none waits for the next);
+        this process encodes slices from the back and, between them, feeds the workers and unpacks
+        what they sent. Each slice is a share of the work still left (:func:`next_slice`), so the
+        slices shrink as the two ends meet and neither side waits long for the other at the end;
+        only the workers' share of the ids crosses a pipe.
         """
         owner = self._owner()
         sizes = [len(item) for item in items] if sizes is None else sizes
@@ -228,33 +225,30 @@ class BatchPool:
         executor = self._executor_for(n - 1, owner)
         threads = self._threads
         id_lists = not threads and not isinstance(items[0], (str, bytes))
-        slices = split_evenly(sizes, slice_count(n, sum(sizes)))
-        results: list[list[Any] | None] = [None] * len(slices)
+        prefix = [0, *accumulate(sizes)]
+        floor = max(1, min(MIN_SLICE_CHARS, prefix[-1] // (8 * n)))
+        results: dict[int, list[Any]] = {}  # by the slice's first item
         pending: deque[tuple[int, Future[Any]]] = deque()
-        front, back, window = 0, len(slices), 2 * (n - 1) + 1
+        lo, hi = 0, len(items)
 
-        def collect(index: int, future: Future[Any]) -> None:
+        def collect(start: int, future: Future[Any]) -> None:
             result = future.result()
-            results[index] = unpack_id_lists(*result) if kind == "ids" and not threads else result
+            results[start] = unpack_id_lists(*result) if kind == "ids" and not threads else result
 
         try:
             while True:
-                while pending and pending[0][1].done():
-                    collect(*pending.popleft())
-                while front < back and len(pending) < window:  # the workers' next slices
-                    a, b = slices[front]
-                    part = pack_id_lists(items[a:b]) if id_lists else items[a:b]
-                    pending.append((front, executor.submit(_run_slice, method, part, kwargs, kind, owner if threads else None)))
-                    front += 1
-                if front < back:
-                    back -= 1
-                    index = back
-                elif pending and pending[-1][1].cancel():  # queued, not begun: this process does it
-                    index = pending.pop()[0]
-                else:
+                done = [entry for entry in pending if entry[1].done()]
+                while lo < hi and len(pending) - len(done) < 2 * (n - 1):  # the workers' next slices
+                    a, lo = lo, next_slice(prefix, lo, hi, n, floor)
+                    part = pack_id_lists(items[a:lo]) if id_lists else items[a:lo]
+                    pending.append((a, executor.submit(_run_slice, method, part, kwargs, kind, owner if threads else None)))
+                for entry in done:
+                    pending.remove(entry)
+                    collect(*entry)
+                if lo >= hi:
                     break
-                a, b = slices[index]
-                results[index] = [call(item, **kwargs) for item in items[a:b]]
+                b, hi = hi, next_slice(prefix, lo, hi, n, floor, back=True)
+                results[hi] = [call(item, **kwargs) for item in items[hi:b]]
             while pending:
                 collect(*pending.popleft())
         except (OverflowError, TypeError):  # not 32-bit ids to pack: the method itself says what is wrong
@@ -264,7 +258,22 @@ class BatchPool:
         finally:
             for _, future in pending:
                 future.cancel()
-        return [result for part in results for result in part or ()]
+        return [result for start in sorted(results) for result in results[start]]
+
+    def start(self, workers: int) -> None:
+        """Start the workers a batch of ``workers`` would use now, and wait until they run (so the
+        first batch does not wait for them; later batches reuse them). Nothing for 1 worker or where
+        no worker can start.
+
+        >>> BatchPool(str).start(1)
+        """
+        owner = self._owner()
+        n = min(workers, os.cpu_count() or 1)
+        if n <= 1 or (not free_threaded() and not can_use_processes()):
+            return
+        executor = self._executor_for(n - 1, owner)
+        for future in [executor.submit(len, ()) for _ in range(n - 1)]:
+            future.result()
 
     def close(self, wait: bool = False) -> None:
         """Stop the workers (a later :meth:`map` starts new ones); ``wait``: until they have exited."""
