@@ -56,7 +56,8 @@ NORMALIZERS = {
     "bert-cased-strip": lambda: normalizers.BertNormalizer(lowercase=False, strip_accents=True),
     "bert-cased": lambda: normalizers.BertNormalizer(lowercase=False, handle_chinese_chars=False),
     "nfkc": lambda: normalizers.NFKC(),
-    "precompiled": lambda: normalizers.Precompiled(CharsMap.build({"™": "TM", "\x07": "", "ｱ": "ア", "ﬁ": "fi", "①": "1"})),
+    "precompiled": lambda: normalizers.Precompiled(
+        CharsMap.build({"™": "TM", "\x07": "", "ｱ": "ア", "ﬁ": "fi", "①": "1"})),
     "sequence": lambda: normalizers.Sequence([normalizers.NFD(), normalizers.Lowercase(), normalizers.StripAccents()]),
 }
 PRE_TOKENIZERS = {

