@@ -249,7 +249,8 @@ def test_fast_viterbi_equals_the_plain_best_path(seed: int, text: str, with_unkn
     letters, longest = ("ab▁", 3) if seed % 2 else ("abc-é▁", 5)  # few letters: many equal paths
     pieces = {"".join(rnd.choice(letters) for _ in range(rnd.randint(1, longest))) for _ in range(rnd.randint(1, 25))}
     grid = [1.0, 2.0] if seed % 2 else [1.0, 2.0, 3.0, 1.5, 0.5]
-    vocab = [("<unk>" if with_unknown else "x", 0.0)] + [
+    unk_piece = rnd.choice(["<unk>", "x", "c-"]) if with_unknown else "x"  # "x", "c-": met in the text
+    vocab = [(unk_piece, 0.0)] + [
         (p, -rnd.choice(grid) * rnd.choice([1, 2]) * (1 + rnd.choice([0, 0, 0, 2**-52, -(2**-52)]))) for p in sorted(pieces)]
     model = Unigram(vocab, unk_id=0 if with_unknown else None)
     table, unk = model.table, model.unk_id

@@ -78,7 +78,8 @@ class Unigram:
         unk_piece = self.vocab[unk_id][0] if unk_id is not None else ""
         safe = self._cut is not None and (
             unk_id is None or (self._ids.get(self._cut) not in (None, unk_id) and not unk_piece.startswith(self._cut)))
-        self._paths = BestPaths(self.table, unk_id, self.unk_score, self._cut, safe, self._path_ids) \
+        self._paths = BestPaths(self.table, unk_id, self.unk_score, self._cut, safe, self._path_ids,
+                                None if self.byte_fallback else self._node_ids) \
             if self.table.finite and (unk_id is None or math.isfinite(self.unk_score)) else None
         """The best paths (``stretches.py``) where every score is finite; else :func:`best_path`."""
         self.dropout = float(alpha) if alpha and 0 < alpha <= 1 else 0.0
@@ -154,22 +155,31 @@ class Unigram:
             return tuple([token_id for _, _, token_id in path])  # every segment a vocabulary entry
         if self.byte_fallback:
             return tuple(i for _, token_id, _ in self._tokens(piece, fuse_unknown(path, unk)) for i in token_id)
-        # ``_tokens`` of the fused path without byte fallback, in one pass (a first pass over text
-        # in another script is mostly unknown runs): a run's id is that of its text if it is an entry.
+        return self._node_ids(piece, [(token_id, 0.0, end - start) for start, end, token_id in path])
+
+    def _node_ids(self, piece: str, nodes: list[tuple[int, float, int]]) -> tuple[int, ...]:
+        """The ids of a best path through ``piece`` given as ``(id, score, length)`` nodes (as
+        ``lattice.viterbi`` gives it), without byte fallback: ``_tokens`` of the fused path in one
+        pass (a first pass over text in another script is mostly unknown runs); a run's id is that
+        of its text if it is an entry."""
+        unk = self.unk_id
+        get = self._ids.get
         out = []
         run = -1  # where the unknown run being read starts
-        run_end = 0
-        get = self._ids.get
-        for start, end, token_id in path:
+        run_end = pos = 0
+        for node in nodes:
+            token_id = node[0]
+            end = pos + node[2]
             if token_id == unk:
                 if run < 0:
-                    run = start
+                    run = pos
                 run_end = end
-                continue
-            if run >= 0:
-                out.append(get(piece[run:run_end], unk))
-                run = -1
-            out.append(token_id)
+            else:
+                if run >= 0:
+                    out.append(get(piece[run:run_end], unk))
+                    run = -1
+                out.append(token_id)
+            pos = end
         if run >= 0:
             out.append(get(piece[run:run_end], unk))
         return tuple(out)

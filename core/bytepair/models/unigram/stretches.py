@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from itertools import chain
 
-from .lattice import PieceTable, path_ends, viterbi, viterbi_from
+from .lattice import Entry, PieceTable, path_ends, viterbi, viterbi_from
 
 __all__ = ["STRETCHED", "BestPaths"]
 
@@ -78,16 +78,19 @@ class BestPaths:
     ``to_ids(text, path)``: the ids of a best path through ``text`` (the model fuses unknown runs,
     and gives byte fallback its bytes). ``safe``: each stretch begins with the one-character
     ``"▁"`` entry (not the unknown id), so no unknown run crosses from one stretch into the next
-    and a piece's ids are its stretches' ids, one after the other."""
+    and a piece's ids are its stretches' ids, one after the other. ``node_ids(text, nodes)``:
+    ``to_ids`` of a path given as :func:`lattice.viterbi` gives it (None: by ``to_ids``)."""
 
     def __init__(self, table: PieceTable, unk_id: int | None, unk_score: float, cut: str | None, safe: bool,
-                 to_ids: Callable[[str, Path], tuple[int, ...]]) -> None:
+                 to_ids: Callable[[str, Path], tuple[int, ...]],
+                 node_ids: Callable[[str, list[Entry]], tuple[int, ...]] | None = None) -> None:
         self.trie = table.trie
         self.unk_id = unk_id
         self.unk_score = unk_score
         self.cut = cut
         self.safe = safe and cut is not None
         self.to_ids = to_ids
+        self.node_ids = node_ids
         scores = [score for _, score in table.entries.values()] + ([unk_score] if unk_id is not None else [])
         self.exact_below = exact_below(scores)
         self.largest = max(map(abs, scores), default=0.0)
@@ -104,6 +107,8 @@ class BestPaths:
         ids = tuple([node[0] for node in nodes])
         if self.unk_id is None or self.unk_id not in ids:
             return ids
+        if self.node_ids is not None:
+            return self.node_ids(text, nodes)
         ends = path_ends(nodes)
         return self.to_ids(text, list(zip([0, *ends], ends, ids)))
 
