@@ -34,7 +34,8 @@ __all__ = ["Entry", "PieceFields", "append_fields", "fields_entry_bytes", "gc_pa
            "to_original"]
 
 Entry = tuple[tuple[int, ...], tuple[str, ...], tuple[int, ...], tuple[int, ...]]
-"""A piece's ids, its token strings, and each token's start and end characters within the piece."""
+"""A piece's ids, its token strings (where the model names them itself; else empty, the strings
+being the ids'), and each token's start and end characters within the piece."""
 
 DEFAULT_MAX_ENTRIES = 1 << 17
 DEFAULT_MAX_BYTES = 32 << 20
@@ -46,6 +47,7 @@ _IDS, _TOKENS, _STARTS, _ENDS = (itemgetter(k) for k in range(4))
 _FIRST, _LAST = itemgetter(0), itemgetter(1)
 _SAMPLE = 64
 _DECODE = methodcaller("decode", "utf-8", "surrogatepass")
+_ODD, _HALF = (1).__and__, (1).__rrshift__
 
 
 def fields_entry_bytes(piece: str, entry: Entry) -> int:
@@ -110,6 +112,8 @@ def relative_spans(piece: str, lengths: Sequence[int]) -> tuple[tuple[int, ...],
 
     >>> relative_spans("unaffable", [2, 3, 4]), relative_spans("für", [3, 1]), relative_spans("für", [2, 2])
     (((0, 2, 5), (2, 5, 9)), ((0, 2), (2, 3)), None)
+    >>> relative_spans("λόγος", [4, 6]), relative_spans("λόγος", [3, 7])
+    (((0, 2), (2, 5)), None)
     """
     if not lengths or min(lengths) <= 0:
         return None
@@ -117,6 +121,10 @@ def relative_spans(piece: str, lengths: Sequence[int]) -> tuple[tuple[int, ...],
     if piece.isascii():
         if bounds[-1] > len(piece):
             return None
+    elif "\x80" <= min(piece) and max(piece) < "\u0800":  # two bytes a character (Greek, Cyrillic ...)
+        if bounds[-1] > 2 * len(piece) or any(map(_ODD, bounds)):
+            return None
+        bounds = list(map(_HALF, bounds))
     else:  # bytes -> characters: each token's bytes decode alone where it ends at a character's boundary
         data = piece.encode("utf-8", "surrogatepass")
         if bounds[-1] > len(data):

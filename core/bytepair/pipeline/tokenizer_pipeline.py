@@ -242,7 +242,7 @@ class TokenizerPipeline:
         model = self.model
         named = self._named
         if len(ids) == 1 and len(piece) == width:  # one token, the whole piece as written
-            return ids, tuple(model.piece_tokens(piece, ids)[:1]) if named else (self._token_strings[ids[0]],), _ZERO, (width,)
+            return ids, tuple(model.piece_tokens(piece, ids)[:1]) if named else (), _ZERO, (width,)
         found = None
         if len(piece) == width and not self._byte_starts:
             found = relative_spans(piece, model.piece_byte_lengths(piece, ids))
@@ -252,8 +252,7 @@ class TokenizerPipeline:
             spans = self._token_char_spans(piece, ids, 0, width)
             ids = ids[:len(spans)]  # (as the reference's zip)
             starts, ends = tuple(s for s, _ in spans[:len(ids)]), tuple(e for _, e in spans[:len(ids)])
-        tokens = model.piece_tokens(piece, ids)[:len(ids)] if named else map(self._token_strings.__getitem__, ids)
-        return ids, tuple(tokens), starts, ends
+        return ids, tuple(model.piece_tokens(piece, ids)[:len(ids)]) if named else (), starts, ends
 
     def _fast_offsets(self, out: Piecewise, part: str, p_start: int, align: list[tuple[int, int]] | None, base: int,
                       type_id: int, word: int, ids_of: PieceIds) -> int | None:
