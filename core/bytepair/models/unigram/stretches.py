@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from itertools import chain
 
-from .lattice import Entry, PieceTable, path_ends, viterbi, viterbi_from
+from .lattice import PieceTable, path_ends, viterbi, viterbi_from
 
 __all__ = ["STRETCHED", "BestPaths"]
 
@@ -83,7 +83,7 @@ class BestPaths:
 
     def __init__(self, table: PieceTable, unk_id: int | None, unk_score: float, cut: str | None, safe: bool,
                  to_ids: Callable[[str, Path], tuple[int, ...]],
-                 node_ids: Callable[[str, list[Entry]], tuple[int, ...]] | None = None) -> None:
+                 node_ids: Callable[[str, list[tuple[int, float, int]]], tuple[int, ...]] | None = None) -> None:
         self.trie = table.trie
         self.unk_id = unk_id
         self.unk_score = unk_score
