@@ -112,6 +112,13 @@ def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
     return time.perf_counter() - start, out
 
 
+def timed_both(fn: Callable[[], Any]) -> tuple[float, float]:
+    """Wall and CPU seconds of ``fn()`` (CPU: this process's; on a loaded machine the steadier one)."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    fn()
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
 def _all_fields(encoding: Any) -> int:
     """Reads every field of an ``Encoding`` (tokens, offsets, word ids, masks)."""
     return (len(encoding.tokens) + len(encoding.offsets) + len(encoding.word_ids) + len(encoding.attention_mask)
@@ -128,7 +135,8 @@ def bench_encode(rows: Sequence[EncodeRow], corpus: dict[str, str], repeats: int
         text_json = row.build(corpus)
         for name in row.corpus:
             text = corpus[name]
-            times: dict[str, list[float]] = {"hf": [], "bytepair": [], "hf-all": [], "bytepair-all": []}
+            times: dict[str, list[float]] = {"hf": [], "bytepair": [], "hf-all": [], "bytepair-all": [],
+                                             "hf-all-cpu": [], "bytepair-all-cpu": []}
             ids: dict[str, list[int]] = {}
             for _ in range(repeats):
                 for lib, module in (("hf", tokenizers), ("bytepair", bytepair)):
@@ -138,16 +146,19 @@ def bench_encode(rows: Sequence[EncodeRow], corpus: dict[str, str], repeats: int
                     ids[lib] = encoding.ids
                     # Every field read (bytepair builds tokens, offsets and word ids when first read):
                     tok = module.Tokenizer.from_str(text_json)
-                    seconds, _ = timed(lambda: _all_fields(tok.encode(text, add_special_tokens=False)))
+                    seconds, cpu = timed_both(lambda: _all_fields(tok.encode(text, add_special_tokens=False)))
                     times[lib + "-all"].append(seconds)
+                    times[lib + "-all-cpu"].append(cpu)
             if ids["hf"] != ids["bytepair"]:
                 mismatches.append(f"{row.family} {name}")
             mb = len(text.encode("utf-8")) / 1e6
             hf, ours = statistics.median(times["hf"]), statistics.median(times["bytepair"])
             hf_all, ours_all = statistics.median(times["hf-all"]), statistics.median(times["bytepair-all"])
+            hf_cpu, ours_cpu = statistics.median(times["hf-all-cpu"]), statistics.median(times["bytepair-all-cpu"])
             log(f"{row.family} {name}: hf {hf:.3f}s bytepair {ours:.3f}s; every field: hf {hf_all:.3f}s bytepair {ours_all:.3f}s")
             table.append([row.family, name, f"{mb:.2f}", f"{len(ids['hf']):,}", f"{mb / hf:.2f}", f"{mb / ours:.2f}",
                           f"{hf / ours:.2f}×", f"{mb / hf_all:.2f}", f"{mb / ours_all:.2f}", f"{hf_all / ours_all:.2f}×",
+                          f"{hf_cpu / ours_cpu:.2f}×",
                           "yes" if ids["hf"] == ids["bytepair"] else "**no**"])
     return table, mismatches
 
@@ -181,22 +192,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_parser.add_argument("--no-write", action="store_true", help="print the section instead of writing it")
     args = args_parser.parse_args(argv)
     corpus = load_corpus(CORPUS, None)
+    load_before = os.getloadavg()[0]
     encode_table, mismatches = bench_encode(ENCODE_ROWS, corpus, args.repeats)
     train_table = bench_train(TRAIN_ROWS, corpus, max(1, args.repeats // 2 + 1))
     markdown = "\n\n".join([
         "## Families: WordPiece and WordLevel beside HF tokenizers",
         f"Command: `{command_line()}`; both libraries in one process, HF single-threaded "
-        "(`RAYON_NUM_THREADS=1`); medians, the libraries taking turns.",
+        "(`RAYON_NUM_THREADS=1`); medians, the libraries taking turns; load average "
+        f"{load_before:.1f} at the start, {os.getloadavg()[0]:.1f} at the end, on {os.cpu_count()} cores.",
         "### First pass: a fresh tokenizer encodes a whole corpus file (`encode(text, add_special_tokens=False)`)",
         "`.ids` only (bytepair builds the other fields when first read; HF in `encode`), then every field "
         "read (tokens, offsets, word ids, masks):",
         md_table([("file", "l"), ("text", "l"), ("MB", "r"), ("tokens", "r"), ("HF MB/s", "r"), ("bytepair MB/s", "r"),
                   ("bytepair speed vs HF", "r"), ("HF MB/s, all fields", "r"), ("bytepair MB/s, all fields", "r"),
-                  ("bytepair speed vs HF, all fields", "r"), ("same ids", "l")], encode_table),
-        "Ids come through the engine's piece cache (one lookup per new word, whole words taken at once); "
-        "when every field is read, bytepair works out each token's offsets piece by piece in Python "
-        "(`pipeline/tokenizer_pipeline.py`'s `_token_char_spans`, most of that time) where HF has them "
-        "from its normalized-string alignments.",
+                  ("bytepair speed vs HF, all fields", "r"), ("the same by CPU time", "r"), ("same ids", "l")],
+                 encode_table),
+        "Ids come through the engine's piece cache (one lookup per new word, whole words taken at once). "
+        "The other fields are built when first read, from a second normalization and pre-tokenization of "
+        "the text: each distinct word's ids, token strings and token spans within it are worked out once "
+        "and kept (`pipeline/piece_fields.py`, bounded in bytes and emptied with the piece cache), a text's "
+        "fields are joined of them in C loops (a word of one token spans its piece as it stands), and "
+        "BertNormalizer's alignment is kept as the few characters it does not map to one character "
+        "(`normalizers/edits.py`). What bytepair spends beyond HF's time is that second pass and the first "
+        "sight of each distinct word cut into several tokens (WordPiece: 10,000-17,000 per file here).",
         "### Training with HF's trainer objects (`train_from_iterator`, counting included)",
         md_table([("family", "l"), ("vocab", "r"), ("corpus", "l"), ("MB", "r"), ("HF s", "r"), ("bytepair s", "r"),
                   ("bytepair time vs HF", "r"), ("tokens in both", "r")], train_table),

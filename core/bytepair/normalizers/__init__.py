@@ -1,8 +1,9 @@
 """Normalizers of ``tokenizer.json`` files: how text is rewritten before it is split (NFC, Replace ...).
 
 Every normalizer returns the new text and, for offsets, where each of its characters came from
-(``base.py``); the components are in ``unicode.py`` (NFC, NFD, NFKC, NFKD) and ``text.py`` (Strip,
-Replace, Prepend, Lowercase, StripAccents, Nmt), under HF's names. Built by :func:`normalizer_from_json`,
+(``base.py``; ``edits.py`` keeps a per-character normalizer's as the few characters it changed); the
+components are in ``unicode.py`` (NFC, NFD, NFKC, NFKD) and ``text.py`` (Strip, Replace, Prepend,
+Lowercase, StripAccents, Nmt), under HF's names. Built by :func:`normalizer_from_json`,
 the one factory of this stage.
 
 >>> norm = normalizer_from_json({"type": "Sequence", "normalizers": [{"type": "Prepend", "prepend": "▁"},
