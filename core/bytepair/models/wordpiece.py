@@ -144,6 +144,24 @@ class WordPiece(VocabularyModel):
         first, rest = self._byte_lengths
         return [first[ids[0]], *map(rest.__getitem__, ids[1:])]
 
+    def token_char_widths(self) -> tuple[Mapping[int, int], Mapping[int, int]]:
+        """Token id -> the characters of a word it covers as the word's first token, and as a later
+        one (its text without the prefix): a word's tokens are its text in order, so their offsets
+        follow from these (the pipeline's fields, ``pipeline/piece_fields.py``).
+
+        >>> first, later = WordPiece({"un": 0, "##aff": 1, "[UNK]": 2}).token_char_widths()
+        >>> first[0], later[1]
+        (2, 3)
+        """
+        return self._char_widths
+
+    @cached_property
+    def _char_widths(self) -> tuple[dict[int, int], dict[int, int]]:
+        prefix = len(self.continuing_subword_prefix)
+        tokens = self._id_to_token
+        return (_Memo(lambda token_id: len(tokens.get(token_id, ""))),
+                _Memo(lambda token_id: len(tokens.get(token_id, "")[prefix:])))
+
     @cached_property
     def _byte_lengths(self) -> tuple[dict[int, int], dict[int, int]]:
         """Token id -> its UTF-8 length as a word's first token, and as a later one (without the

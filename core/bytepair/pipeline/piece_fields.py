@@ -20,9 +20,10 @@ costs a lookup, and its tokens are placed by an addition done in C.
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from itertools import accumulate, chain, compress, repeat
+from itertools import accumulate, chain, compress, islice, repeat
 from operator import add, ge, itemgetter, methodcaller, ne, sub
 from typing import Any
 
@@ -140,14 +141,17 @@ def relative_spans(piece: str, lengths: Sequence[int]) -> tuple[tuple[int, ...],
 def append_fields(out: Piecewise, fields: PieceFields, pieces: list[str], starts: list[int], ends: list[int], *,
                   ids_of: Callable[[str], tuple[int, ...]], token_of: Callable[[int], str] | None, type_id: int,
                   word: int, shift: int,
-                  align: Sequence[tuple[int, int]] | None, edits: Edits | None = None, base: int = 0) -> None:
+                  align: Sequence[tuple[int, int]] | None, edits: Edits | None = None, base: int = 0,
+                  char_widths: tuple[Mapping[int, int], Mapping[int, int]] | None = None) -> None:
     """Append the tokens of ``pieces`` (piece ``i`` spans ``[starts[i], ends[i])`` of its part,
     word ``word + i``; ``ids_of``: a piece's ids; ``token_of``: an id's token, None where the model
     names its tokens itself) to ``out``. Offsets: ``shift`` (the part's start in its normalized
     segment) is added to each span, then ``align`` (the normalizer's: normalized character ->
     ``(start, end)`` in the segment; None where it changed nothing), or ``edits`` (a per-character
     normalizer's: the characters it did not map to one) maps it, and ``base`` (the segment's start
-    in the caller's text) is added."""
+    in the caller's text) is added. ``char_widths``: the model's ``token_char_widths()``, where a
+    word's tokens are its text in order (WordPiece): the words cut into several tokens are then
+    placed without an entry each (``_tiled``)."""
     widths = list(map(sub, ends, starts))
     lengths = list(map(len, pieces))
     # One token a piece, as written (WordLevel; most pieces of other models)? A look at the first
@@ -163,6 +167,12 @@ def append_fields(out: Piecewise, fields: PieceFields, pieces: list[str], starts
         tokens: Any = map(token_of, ids)
         token_starts, token_ends = starts, ends
         word_ids: list[Any] = list(range(word, word + len(ids)))
+    elif char_widths is not None and token_of is not None and lengths == widths and (
+            found := _tiled(list(map(ids_of, pieces)), starts, widths, char_widths)) is not None:
+        ids, word_ids, token_starts, token_ends = found
+        tokens = map(token_of, ids)
+        if word:
+            word_ids = list(map(add, word_ids, repeat(word)))
     else:
         entries: list[Entry] = list(map(fields.__getitem__, pieces))
         if lengths != widths:  # pieces a pre-tokenizer rewrote (Metaspace's "▁" put in front): made for their width
@@ -185,6 +195,36 @@ def append_fields(out: Piecewise, fields: PieceFields, pieces: list[str], starts
     out.special_tokens_mask += [0] * n
     out.word_ids += word_ids
     out.sequence_ids += [type_id] * n
+
+
+def _tiled(per_piece: list[tuple[int, ...]], starts: list[int], widths: list[int],
+           char_widths: tuple[Mapping[int, int], Mapping[int, int]]) -> tuple[list[int], list[int], list[int], list[int]] | None:
+    """Ids, owners (each token's piece), starts and ends of tokens that cover their pieces one
+    after another, each as many characters as ``char_widths`` says (a piece of one token: all of
+    it); None if some piece is not covered exactly so (then each piece's entry places them).
+
+    >>> _tiled([(0,), (1, 2)], [0, 4], [3, 5], ({0: 9, 1: 2, 2: 1}, {0: 9, 1: 2, 2: 3}))
+    ([0, 1, 2], [0, 1, 1], [0, 4, 6], [3, 6, 9])
+    """
+    first, later = char_widths
+    counts = list(map(len, per_piece))
+    if 0 in counts:
+        return None
+    ids = list(chain.from_iterable(per_piece))
+    heads = list(accumulate(counts, initial=0))  # each piece's first token, and the end
+    firsts = heads[:-1]
+    token_widths = list(map(later.__getitem__, ids))
+    deque(map(token_widths.__setitem__, firsts, map(first.__getitem__, map(ids.__getitem__, firsts))), maxlen=0)
+    alone = list(map((1).__eq__, counts))
+    deque(map(token_widths.__setitem__, compress(firsts, alone), compress(widths, alone)), maxlen=0)
+    cum = list(accumulate(token_widths, initial=0))
+    at_firsts = list(map(cum.__getitem__, firsts))
+    if list(map(sub, map(cum.__getitem__, islice(heads, 1, None)), at_firsts)) != widths:
+        return None
+    owners = _owners(counts)
+    shifts = list(map(sub, starts, at_firsts))
+    piece_shifts = list(map(shifts.__getitem__, owners))
+    return ids, owners, list(map(add, piece_shifts, cum)), list(map(add, piece_shifts, islice(cum, 1, None)))
 
 
 def _owners(counts: list[int]) -> list[int]:

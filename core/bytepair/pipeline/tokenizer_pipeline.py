@@ -172,6 +172,8 @@ class TokenizerPipeline:
         # A per-character normalizer's alignment, as the characters it did not map to one (BertNormalizer).
         edits_of = getattr(self.normalizer, "normalize_edits", None) if bulk else None
         token_of = None if self._named else self._token_strings.__getitem__
+        widths_of = getattr(self.model, "token_char_widths", None)  # (WordPiece: a word's tokens are its text)
+        char_widths = None if widths_of is None or not bulk else widths_of()
         repaired = repair_surrogates(text)
         out = Piecewise()
         word = 0
@@ -202,7 +204,7 @@ class TokenizerPipeline:
                         pieces, starts, ends = self._bounds(part)
                         append_fields(out, self._fields, pieces, starts, ends, ids_of=ids_of, token_of=token_of,
                                       type_id=type_id, word=word, shift=p_start, align=align, edits=edits,
-                                      base=start)
+                                      base=start, char_widths=char_widths)
                         pieces_done = len(pieces)
                     word += pieces_done
                     continue
