@@ -252,9 +252,9 @@ def main(argv: Sequence[str]) -> int:
         "(node:zlib) checked; then Pyodide's JavaScript instantiates and links the module (a table slot and a global per "
         "export, a small wasm module per JavaScript function it takes the address of: ~150 ms of CPU), the stored memory "
         "(web/snapshot.mjs's form) is copied in, and Pyodide finishes its start (its Python-side bootstrap, the streams). "
-        "The CLI rows (`npx` adds little over `node cli.mjs`) restore a larger snapshot (every encoding built: 58 MB "
-        "against 39) and then run the Python CLI, whose argparse parser (every subcommand, gettext and colour lookups "
-        "included) is built anew per command; the CLI's process runs wasm with Liftoff alone (web/cli.mjs). The package "
+        "The CLI rows restore the same snapshot (o200k_base built) and then run the Python CLI, whose argparse parser "
+        "(every subcommand, gettext and colour lookups included) is built anew per command; the CLI's process runs wasm "
+        "with Liftoff alone (web/cli.mjs); `npx` adds its own start-up over `node cli.mjs`. The package "
         "bounds (<= 12 MB packed, <= 30 MB installed) are held by `tests/web/test_npm_package.py::test_package_size`.",
     ]
     text = "\n".join(lines) + "\n"
