@@ -209,12 +209,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                  encode_table),
         "Ids come through the engine's piece cache (one lookup per new word, whole words taken at once). "
         "The other fields are built when first read, from a second normalization and pre-tokenization of "
-        "the text: each distinct word's ids, token strings and token spans within it are worked out once "
-        "and kept (`pipeline/piece_fields.py`, bounded in bytes and emptied with the piece cache), a text's "
-        "fields are joined of them in C loops (a word of one token spans its piece as it stands), and "
-        "BertNormalizer's alignment is kept as the few characters it does not map to one character "
-        "(`normalizers/edits.py`). What bytepair spends beyond HF's time is that second pass and the first "
-        "sight of each distinct word cut into several tokens (WordPiece: 10,000-17,000 per file here).",
+        "the text, in C loops over the words (`pipeline/piece_fields.py`): a word of one token spans its "
+        "piece as it stands; WordPiece's words of several tokens (their text in order) are placed from one "
+        "running sum of per-id widths; other models' are worked out once per distinct word and kept "
+        "(bounded in bytes, emptied with the piece cache); BertNormalizer's alignment is kept as the few "
+        "characters it does not map to one character (`normalizers/edits.py`). What bytepair spends "
+        "beyond HF's time is mostly that second pass over the text.",
         "### Training with HF's trainer objects (`train_from_iterator`, counting included)",
         md_table([("family", "l"), ("vocab", "r"), ("corpus", "l"), ("MB", "r"), ("HF s", "r"), ("bytepair s", "r"),
                   ("bytepair time vs HF", "r"), ("tokens in both", "r")], train_table),
