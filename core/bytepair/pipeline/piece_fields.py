@@ -7,7 +7,9 @@ span's text as written, its tokens' spans relative to its start do not depend on
 So each distinct piece's ids, token strings and relative spans are worked out once (by the
 pipeline's reference rule, ``TokenizerPipeline._token_char_spans``) and kept in a bounded cache,
 and a part's fields are joined of them by C loops (``map``, ``chain``, ``repeat``): a repeated piece
-costs a lookup, and its tokens are placed by an addition done in C.
+costs a lookup, and its tokens are placed by an addition done in C. Two cases need no entry: a
+piece of one token spans itself, and where a model's tokens are a word's text in order (WordPiece:
+``token_char_widths``), a running sum of their widths places them all (``_tiled``).
 
 >>> fields = PieceFields(lambda piece, width: ((len(piece),), (piece,), (0,), (width,)))
 >>> out = Piecewise()
