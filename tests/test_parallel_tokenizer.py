@@ -88,6 +88,7 @@ def teardown_module() -> None:
         pool = tokenizer.__dict__.get("_batch_pool")
         if pool is not None:
             pool[1].close(wait=True)
+    _TOK.clear()
 
 
 def test_workers_are_spawned_when_other_threads_run(monkeypatch):

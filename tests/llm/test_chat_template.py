@@ -5,6 +5,7 @@ template's own special tokens with ``encode_special_tokens``); bad input."""
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sys
@@ -297,15 +298,12 @@ def test_escape_property_qwen(parts):
     assert sorted(i for i in escaped if i in special_ids) == sorted(i for i in template_ids if i in special_ids)
 
 
-_QWEN: list = []
-
-
+@functools.cache
 def _qwen():
-    if not _QWEN:
-        folder = hf_folder("qwen2_5")
-        _QWEN.extend([bytepair.Tokenizer.from_pretrained(folder), transformers.AutoTokenizer.from_pretrained(str(folder)),
-                      _hf_backend("qwen2_5")])
-    return _QWEN
+    """Qwen2.5 in bytepair, transformers and HF tokenizers, until the module ends (conftest clears it)."""
+    folder = hf_folder("qwen2_5")
+    return (bytepair.Tokenizer.from_pretrained(folder), transformers.AutoTokenizer.from_pretrained(str(folder)),
+            _hf_backend("qwen2_5"))
 
 
 def test_escape_in_fields_it_does_not_protect_is_an_error():
@@ -317,8 +315,9 @@ def test_escape_in_fields_it_does_not_protect_is_an_error():
 
 
 # ---------------------------------------------------------------- bad input
-def test_template_raise_exception_becomes_template_error():
-    ours = bytepair.Tokenizer.from_pretrained(hf_folder("gemma3"))
+@pytest.mark.parametrize("pair", ["gemma3"], indirect=True)  # the module's gemma3, not another copy beside it
+def test_template_raise_exception_becomes_template_error(pair):
+    ours = pair[1]
     with pytest.raises(TemplateError, match="Conversation roles must alternate"):
         ours.apply_chat_template([{"role": "user", "content": "a"}, {"role": "user", "content": "b"}])
 
@@ -422,10 +421,10 @@ def test_batched_conversations():
 
 
 # ---------------------------------------------------------------- the two new tokenizer.json files
-@pytest.mark.parametrize("name", ["gemma3", "llama3_1"])
-def test_new_tokenizers_equal_hf_tokenizers(name):
+@pytest.mark.parametrize("pair", ["gemma3", "llama3_1"], indirect=True)  # the module's copies, not more beside them
+def test_new_tokenizers_equal_hf_tokenizers(pair):
     """Gemma 3 (SentencePiece-style BPE with byte fallback) and Llama 3.1 load with HF-identical ids."""
-    ours = bytepair.Tokenizer.from_file(hf_folder(name) / "tokenizer.json")
+    name, ours, _ = pair
     reference = _hf_backend(name)
     texts = [*corpus_texts().values(), "", "   ", "\u0000\ufeff\U0010ffff", "x" * 3000, "<bos>a<eos>b<start_of_turn>"]
     for text in texts:
@@ -461,13 +460,15 @@ def test_save_pretrained_is_a_folder_transformers_and_bytepair_read_back(pair, t
     messages = CONVERSATIONS["system_multi_turn"]
     written = {p.rsplit("/", 1)[-1] for p in tok.save_pretrained(tmp_path)}
     assert {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"} <= written
-    again = bytepair.Tokenizer.from_pretrained(tmp_path)
-    saved = transformers.AutoTokenizer.from_pretrained(str(tmp_path))
     expected = hf_ids(hf, messages, add_generation_prompt=True)
+    # One copy loaded at a time beside the pair (gemma3's two tokenizers are ~600 MB).
+    again = bytepair.Tokenizer.from_pretrained(tmp_path)
     assert again.apply_chat_template(messages, add_generation_prompt=True) == expected
+    assert again.special_tokens_map == tok.special_tokens_map
+    del again
+    saved = transformers.AutoTokenizer.from_pretrained(str(tmp_path))
     assert hf_ids(saved, messages, add_generation_prompt=True) == expected
     assert saved.added_tokens_decoder.keys() == hf.added_tokens_decoder.keys()
     assert saved.special_tokens_map == hf.special_tokens_map
     assert (saved.bos_token_id, saved.eos_token_id, saved.pad_token_id, saved.unk_token_id) == (
         hf.bos_token_id, hf.eos_token_id, hf.pad_token_id, hf.unk_token_id)
-    assert again.special_tokens_map == tok.special_tokens_map

@@ -4,6 +4,7 @@ post-processors: tests/processors/test_post_processors.py)."""
 
 from __future__ import annotations
 
+import gc
 import json
 import random
 from functools import cache
@@ -86,8 +87,9 @@ _ADVERSARIAL = st.lists(
 ).map("".join)
 
 
-@settings(max_examples=120, deadline=None)
-@given(_ADVERSARIAL, st.sampled_from(HF_NAMES), st.booleans())
+@pytest.mark.parametrize("name", HF_NAMES, scope="module")
+@settings(max_examples=15, deadline=None)
+@given(text=_ADVERSARIAL, add=st.booleans())
 def test_adversarial_text_property(text: str, name: str, add: bool) -> None:
     ref, ours = pair_of(name)
     r, o = ref.encode(text, add_special_tokens=add), ours.encode(text, add_special_tokens=add)
@@ -186,12 +188,14 @@ def test_to_str_round_trip(name: str, tmp_path) -> None:
     ref, ours = pair_of(name)
     path = tmp_path / "tokenizer.json"
     ours.save(path)
-    again_ref = tokenizers.Tokenizer.from_file(str(path))
-    again_ours = Tokenizer.from_file(path)
     text = corpus_texts()["mixed"][:3000]
-    assert again_ref.encode(text).ids == ref.encode(text).ids
+    # One copy loaded at a time beside the pair (gemma3's HF tokenizer alone is ~400 MB).
+    assert tokenizers.Tokenizer.from_file(str(path)).encode(text).ids == ref.encode(text).ids
+    again_ours = Tokenizer.from_file(path)
     assert again_ours.encode(text).ids == ours.encode(text).ids
-    assert json.loads(again_ours.to_str()) == json.loads(ours.to_str())
+    written = again_ours.to_str()
+    del again_ours
+    assert json.loads(written) == json.loads(ours.to_str())
 
 
 def test_from_pretrained_folder_and_no_hub(tmp_path) -> None:
@@ -435,30 +439,6 @@ def test_fields_are_built_on_first_read_and_agree_with_ids() -> None:
         early.tokens
 
 
-@pytest.mark.parametrize("name", HF_NAMES, scope="module")
-def test_packed_form_loads_to_the_same_tokenizer(name: str) -> None:
-    from bytepair.pipeline.packed_tokenizer import pack_tokenizer_json, read_packed_tokenizer, unpack_to_json
-
-    text = (hf_folder(name) / "tokenizer.json").read_text(encoding="utf-8")
-    packed = pack_tokenizer_json(text)
-    ref, ours = pair_of(name)
-    again = Tokenizer.from_parts(read_packed_tokenizer(packed))
-    assert Tokenizer.from_buffer(ours.to_packed()).encode("x <|endoftext|> y").ids == ours.encode("x <|endoftext|> y").ids
-    sample = corpus_texts()["mixed"][:4000] + " <|endoftext|> 🫠"
-    assert again.encode(sample).ids == ours.encode(sample).ids == ref.encode(sample).ids
-    original = json.loads(text)
-    assert json.loads(again.to_str())["model"] == original["model"]  # written back whole, vocabulary and merges too
-    del again, ref, ours
-    back = json.loads(unpack_to_json(packed))
-    assert back["model"]["vocab"] == original["model"]["vocab"] and back["model"]["merges"] == original["model"]["merges"]
-    assert {k: v for k, v in back.items() if k != "model"} == {k: v for k, v in original.items() if k != "model"}
-    assert len(packed) < len(text.encode()) // 2
-    damaged = bytearray(packed)
-    damaged[-20] ^= 0xFF
-    with pytest.raises(bytepair.VocabFormatError):
-        read_packed_tokenizer(bytes(damaged))
-
-
 @pytest.mark.parametrize("name", ["llama2", "qwen2_5", "gpt2"], scope="module")
 def test_index_lookups_like_hf(name: str) -> None:
     """char_to_token, token_to_chars, token_to_word, token_to_sequence, char_to_word, word_to_tokens
@@ -529,3 +509,37 @@ def test_added_tokens_are_numbered_as_hf_numbers_them() -> None:
         assert reloaded.get_vocab(True) == ours.get_vocab(True)
         text = "a newtok <|mine|> <|endoftext|>"
         assert reloaded.encode(text).ids == ours.encode(text).ids
+
+
+@pytest.mark.parametrize("name", HF_NAMES, scope="module")
+def test_packed_form_loads_to_the_same_tokenizer(name: str) -> None:
+    from bytepair.pipeline.packed_tokenizer import pack_tokenizer_json, read_packed_tokenizer, unpack_to_json
+
+    text = (hf_folder(name) / "tokenizer.json").read_text(encoding="utf-8")
+    packed = pack_tokenizer_json(text)
+    ref, ours = pair_of(name)
+    sample = corpus_texts()["mixed"][:4000] + " <|endoftext|> 🫠"
+    expected = ref.encode(sample).ids
+    assert ours.encode(sample).ids == expected
+    assert Tokenizer.from_buffer(ours.to_packed()).encode("x <|endoftext|> y").ids == ours.encode("x <|endoftext|> y").ids
+    # The last test of each model (it stands last in this file): the pair goes now, before the
+    # JSON trees are compared (gemma3's two are ~500 MB beside the pair's ~550 MB).
+    del ref, ours
+    pair_of.cache_clear()
+    gc.collect()
+    again = Tokenizer.from_parts(read_packed_tokenizer(packed))
+    assert again.encode(sample).ids == expected
+    written = again.to_str()
+    del again
+    original, text_size = json.loads(text), len(text.encode())
+    del text
+    assert json.loads(written)["model"] == original["model"]  # written back whole, vocabulary and merges too
+    del written
+    back = json.loads(unpack_to_json(packed))
+    assert back["model"]["vocab"] == original["model"]["vocab"] and back["model"]["merges"] == original["model"]["merges"]
+    assert {k: v for k, v in back.items() if k != "model"} == {k: v for k, v in original.items() if k != "model"}
+    assert len(packed) < text_size // 2
+    damaged = bytearray(packed)
+    damaged[-20] ^= 0xFF
+    with pytest.raises(bytepair.VocabFormatError):
+        read_packed_tokenizer(bytes(damaged))
