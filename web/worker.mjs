@@ -13,6 +13,7 @@ import { TokenizerService } from "./service.mjs";
 // browser fetch the whole module graph at once, instead of one level at a time (worker, service,
 // runtime, snapshot: a round trip each, a revalidation each on a warm page).
 import { nodeModule } from "./runtime.mjs";
+import "./verified.mjs";
 import "./snapshot.mjs";
 import "./stored.mjs";
 import "./embedded.mjs";

@@ -1,0 +1,315 @@
+// The bundle's assets as the runtime reads them: manifest.json, then each file fetched (or read from
+// disk under Node, Deno and Bun) with byte-level progress and checked against the manifest's size and
+// sha256 before anything runs; and the shims that hand Pyodide the verified bytes (its wasm, stdlib
+// and modules) instead of letting it fetch its own. A module of its own so that runtime.mjs holds the
+// Runtime itself: start, snapshots and calls.
+
+import { EMBEDDED } from "./embedded.mjs";
+import { errorFrom, readAdvice } from "./errors.mjs";
+
+/** Whether Pyodide takes its Node path here (it reads files with node:fs and compiles the wasm
+ * itself): its own test, mirrored (Node, Deno and Bun all pass it). Not a choice of ours: where
+ * workers and folders come from is found by capability (backends.mjs, stored.mjs). */
+export const IS_NODE = typeof process === "object" && typeof process.versions?.node === "string" && !process.browser &&
+  typeof globalThis.WorkerGlobalScope === "undefined" && typeof globalThis.window === "undefined";
+
+
+export const DATA_DIR = "/bytepair-data";
+
+/** import() of a Node built-in ("node:fs/promises"), called only under Node. The name is passed, not
+ * written in the import(), so that bundlers for the browser (esbuild, webpack, Vite) do not try to
+ * resolve it: they fail on node: specifiers otherwise. (bytepair.mjs has the same one-liner: the
+ * page's thread never loads this module.) */
+export const nodeModule = (name) => import(/* webpackIgnore: true */ /* @vite-ignore */ name);
+
+/** An error of the class `name` names (see errors.mjs). */
+export function bpError(name, message, token = undefined) {
+  return errorFrom({ name, message, token });
+}
+
+export function hex(buffer) {
+  return Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export async function sha256(bytes) {
+  const subtle = globalThis.crypto?.subtle ?? (await nodeModule("node:crypto")).webcrypto.subtle;
+  return hex(await subtle.digest("SHA-256", bytes));
+}
+
+/** A local asset's bytes. The npm package ships some assets in one form only (build/pack.mjs):
+ * the memory snapshot as `X.br` alone (a host serving the package over HTTP runs `npx
+ * bytepair-assets`, which writes the plain file back), and the open-model tokenizers and the GPT-3
+ * encodings' ranks in the optional package bytepair-tokenizers: each is looked for there when
+ * `file` is not found. */
+export async function readLocal(readFile, file, path) {
+  try {
+    return new Uint8Array(await readFile(file));
+  } catch (err) {
+    if (err?.code !== "ENOENT") throw err;
+    const packed = await readFile(`${file}.br`).catch(() => null);
+    if (packed) {
+      const { brotliDecompress } = await nodeModule("node:zlib");
+      const bytes = await new Promise((resolve, reject) => brotliDecompress(packed, (e, out) => (e ? reject(e) : resolve(out))));
+      return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    }
+    const optional = /^(tokenizers|encodings)\//.test(path);
+    const extra = optional ? await optionalTokenizers() : null;
+    if (!extra) {
+      if (optional) {
+        err.message += "; the open-model tokenizers and the GPT-3 encodings (p50k_base, r50k_base) come in the optional " +
+          "package bytepair-tokenizers: `npm install bytepair-tokenizers` (make pack builds it), or pass tokenizerJson";
+      }
+      throw err;
+    }
+    const { join } = await nodeModule("node:path");
+    return new Uint8Array(await readFile(join(extra, path)));
+  }
+}
+
+/** The folder of the optional package bytepair-tokenizers, resolved from this module; null if it is
+ * not installed (or this runtime cannot resolve packages). */
+export async function optionalTokenizers() {
+  try {
+    const { fileURLToPath } = await nodeModule("node:url");
+    const { dirname } = await nodeModule("node:path");
+    return dirname(fileURLToPath(import.meta.resolve("bytepair-tokenizers/package.json")));
+  } catch {
+    return null;
+  }
+}
+
+/** Reads assets relative to `base` (a URL string), reporting bytes as they arrive. */
+export class AssetReader {
+  constructor(base) {
+    this.base = base.endsWith("/") ? base : base + "/";
+  }
+
+  url(path) {
+    return new URL(path, this.base).href;
+  }
+
+  /** The bytes of `path`. With `keep` (the wasm module), WebAssembly starts compiling an untouched
+   * copy of the HTTP response as it arrives, into `keep.compiled` (a promise of the module, null if
+   * it cannot): compiling by URL lets the browser cache the code, and it overlaps the download and
+   * the check. The module is only instantiated once the bytes have passed their check. */
+  async read(path, onBytes = () => {}, keep = null, onWire = () => {}) {
+    const url = this.url(path);
+    if (url.startsWith("file:")) {
+      const { readFile } = await nodeModule("node:fs/promises");
+      const { fileURLToPath } = await nodeModule("node:url");
+      let bytes;
+      try {
+        bytes = await readLocal(readFile, fileURLToPath(url), path);
+      } catch (err) {
+        const advice = readAdvice(err, "Pass assetsUrl where bytepair's dist/ is served, or build it with `make bundle`");
+        throw bpError("AssetError", `cannot read ${path} from ${this.base}: ${err.message}. ${advice}.`);
+      }
+      onWire(null);
+      onBytes(bytes.length);
+      return bytes;
+    }
+    // The manifest is the first file read: failing there most often means a wrong assetsUrl.
+    const advice = path === "manifest.json" ? "; pass assetsUrl where bytepair's dist/ is served" : "";
+    let response;
+    try {
+      response = await (EMBEDDED.fetch ?? fetch)(url);
+    } catch (err) {
+      throw bpError("AssetError", `cannot fetch ${url}: ${err.message}${advice}`);
+    }
+    // What the wire carries: a server sending a precompressed copy says its length (Content-Length
+    // counts the encoded body), and the bytes read here are the decoded ones.
+    const encoded = response.headers.get("content-encoding");
+    const length = Number(response.headers.get("content-length"));
+    if (response.ok) onWire(encoded && encoded !== "identity" && length > 0 ? length : null);
+    if (!response.ok) {
+      const prepare = response.status === 404 && path !== "manifest.json"
+        ? "; the npm package's dist/ is served once prepared: `npx bytepair-assets OUT_DIR` writes the files it ships " +
+          "compressed (and bytepair-tokenizers' files, if installed) into OUT_DIR, to serve as assetsUrl"
+        : "";
+      throw bpError("AssetError", `cannot fetch ${url}: HTTP ${response.status}${advice}${prepare}`);
+    }
+    if (keep) {
+      const untouched = response;
+      response = response.clone();
+      keep.compiled = typeof WebAssembly.compileStreaming === "function"
+        ? WebAssembly.compileStreaming(untouched).catch(() => null) // e.g. a host that does not send application/wasm
+        : Promise.resolve(null);
+    }
+    if (!response.body) {
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      onBytes(bytes.length);
+      return bytes;
+    }
+    const chunks = [];
+    let size = 0;
+    const reader = response.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.length;
+      onBytes(value.length);
+    }
+    const bytes = new Uint8Array(size);
+    let offset = 0;
+    for (const chunk of chunks) {
+      bytes.set(chunk, offset);
+      offset += chunk.length;
+    }
+    return bytes;
+  }
+}
+
+/** Loads assets listed in the manifest, verified, with one progress count across all of them. */
+export class VerifiedLoader {
+  constructor(reader, manifest, onProgress) {
+    this.reader = reader;
+    this.manifest = manifest;
+    this.onProgress = onProgress;
+    this.loaded = 0;
+    this.total = 0;
+    this.expected = new Set();
+    this.fileTimings = {}; // path -> { fetchMs, checkMs }, for the benchmark page
+    this.wire = new Map(); // path -> bytes on the wire (null: as decoded), once its response began
+    this.fileLoaded = new Map(); // path -> decoded bytes read so far
+  }
+
+  entry(path) {
+    const entry = this.manifest.files[path];
+    if (!entry) throw bpError("AssetError", `${path} is not in manifest.json; rebuild with \`make bundle\``);
+    return entry;
+  }
+
+  /** Announce files before fetching them, so the total is known up front. */
+  expect(paths) {
+    for (const path of paths) {
+      if (this.expected.has(path)) continue;
+      this.expected.add(path);
+      this.total += this.entry(path).size;
+    }
+    this.report();
+  }
+
+  /** Progress in decoded bytes (`loaded`, `total`: what is checked against the manifest) and on the
+   * wire (`wireLoaded`, `wireTotal`: a compressed copy counted at its own length once its headers
+   * arrive, each file's share of it by the decoded bytes read; `wireKnown` once every file's have). */
+  report(phase = "fetching") {
+    this.phase = phase;
+    if (!this.onProgress) return;
+    let wireLoaded = 0;
+    let wireTotal = 0;
+    let wireKnown = this.announced === true;
+    for (const path of this.expected) {
+      const size = this.entry(path).size;
+      const wire = this.wire.get(path) ?? size;
+      if (!this.wire.has(path)) wireKnown = false;
+      wireTotal += wire;
+      wireLoaded += Math.round(((this.fileLoaded.get(path) ?? 0) * wire) / size);
+    }
+    this.onProgress({ loaded: this.loaded, total: this.total, phase, wireLoaded, wireTotal, wireKnown });
+  }
+
+  async load(path, keep = null) {
+    const entry = this.entry(path);
+    const t0 = performance.now();
+    const bytes = await this.reader.read(path, (n) => {
+      this.loaded += n;
+      this.fileLoaded.set(path, (this.fileLoaded.get(path) ?? 0) + n);
+      this.report();
+    }, keep, (wire) => {
+      this.wire.set(path, wire);
+      this.report();
+    });
+    const t1 = performance.now();
+    const digest = await sha256(bytes);
+    this.fileTimings[path] = { fetchMs: t1 - t0, checkMs: performance.now() - t1 };
+    if (bytes.length !== entry.size || digest !== entry.sha256) {
+      throw bpError(
+        "IntegrityError",
+        `${path} failed its integrity check (expected ${entry.size} bytes with sha256 ${entry.sha256}, ` +
+          `got ${bytes.length} bytes with sha256 ${digest}); the file is corrupt or stale: rebuild or redeploy the assets`,
+      );
+    }
+    return bytes;
+  }
+}
+
+export const MIME = { ".wasm": "application/wasm", ".json": "application/json", ".zip": "application/zip", ".mjs": "text/javascript" };
+
+/** In browsers: answer Pyodide's fetches of verified assets ({ bytes }, and a response to give
+ * the first ask) from memory; refuse every origin but the assets' own (which is not the worker's
+ * when the page started it from a blob: URL to embed a bundle served elsewhere). */
+export function installFetchShim(served, assetsBase) {
+  const realFetch = globalThis.fetch.bind(globalThis);
+  const allowed = new URL(assetsBase).origin;
+  globalThis.fetch = async (input, init) => {
+    const raw = input instanceof URL ? input.href : typeof input === "string" ? input : input.url;
+    const url = new URL(raw, assetsBase).href;
+    const { response, bytes: asset } = served.get(url) ?? {};
+    if (response) {
+      served.set(url, { bytes: asset }); // a body can be read once; later asks get the bytes
+      return response;
+    }
+    if (asset) {
+      const type = MIME[url.slice(url.lastIndexOf("."))] ?? "application/octet-stream";
+      return new Response(asset, { headers: { "Content-Type": type } });
+    }
+    if (new URL(url).origin !== allowed) {
+      throw bpError("AssetError", `bytepair never fetches from another origin (asked for ${url})`);
+    }
+    return (EMBEDDED.fetch ?? realFetch)(input, init);
+  };
+}
+
+/** In browsers: Pyodide instantiates its wasm module from the response of its fetch, which the
+ * fetch shim answers with `wasmResponse`; instantiate that one from the module already compiling
+ * (`wasm.compiled`: from the kept copy if `wasm.how` is "kept", else while it downloaded, see
+ * AssetReader.read), or from the verified bytes where that failed (a host that does not send
+ * application/wasm); `mark` notes which. */
+export function installWasmShim(wasmResponse, wasm, wasmBytes, mark) {
+  const realInstantiateStreaming = WebAssembly.instantiateStreaming?.bind(WebAssembly);
+  WebAssembly.instantiateStreaming = async (source, imports) => {
+    const response = await source;
+    if (response !== wasmResponse) return realInstantiateStreaming(response, imports);
+    let module = await wasm.compiled;
+    const how = { kept: "wasm: kept copy compiled", embedded: "wasm: embedded module" }[wasm.how] ?? "wasm: compiled while fetched";
+    mark(module ? how : "wasm: compiled from bytes");
+    module ??= await WebAssembly.compile(wasmBytes);
+    return { module, instance: await WebAssembly.instantiate(module, imports) };
+  };
+}
+
+/** Under Node, Deno and Bun: Pyodide reads pyodide.asm.wasm from disk itself and instantiates the
+ * bytes with WebAssembly.instantiate; for its next such call (the main module, made while `boot`
+ * waits for it), use the module compiled from the verified bytes (`wasm.compiled`) instead, if it
+ * compiled. Returns the function that puts WebAssembly.instantiate back (side modules are Pyodide's). */
+export function installHostWasmShim(wasm, size, mark) {
+  const realInstantiate = WebAssembly.instantiate;
+  const restore = () => {
+    if (WebAssembly.instantiate === shim) WebAssembly.instantiate = realInstantiate;
+  };
+  const shim = async (source, imports) => {
+    restore();
+    const module = source instanceof WebAssembly.Module || source?.byteLength !== size ? null : await wasm.compiled;
+    if (!module) return realInstantiate.call(WebAssembly, source, imports);
+    mark("wasm: compiled before the start");
+    return { module, instance: await realInstantiate.call(WebAssembly, module, imports) };
+  };
+  WebAssembly.instantiate = shim;
+  return restore;
+}
+
+/** Import one of Pyodide's ES modules by its URL, so that V8 can reuse the code it compiled last
+ * time (compiling the 1.2 MB module afresh costs a quarter of a second), while its bytes are
+ * fetched and checked in parallel; the module is used only if the check passes. */
+export async function importVerified(reader, path, bytes) {
+  const [module] = await Promise.all([import(reader.url(path)), bytes[path]]);
+  return module;
+}
+
+/** Pyodide's two modules: imported by URL (verified), or as embedded (see embedded.mjs: part of
+ * the script itself there, so there are no bytes to check). */
+export function pyodideModules(reader, files, bytes) {
+  if (EMBEDDED.asm && EMBEDDED.loader) return Promise.resolve([EMBEDDED.asm, EMBEDDED.loader]);
+  return Promise.all([importVerified(reader, files.module, bytes), importVerified(reader, files.loader, bytes)]);
+}
