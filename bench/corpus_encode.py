@@ -113,6 +113,18 @@ def _median(run: Callable[[], Any], before: Callable[[], Any], repeat: int,
     return statistics.median(times), statistics.median(cpus)
 
 
+def _children() -> list[int]:
+    """This process's live child processes (a reused pool's workers), from Linux's /proc: every
+    thread's children, since the pool starts its processes from whichever thread submits."""
+    pids: list[int] = []
+    for task in Path("/proc/self/task").glob("*"):
+        try:
+            pids += [int(pid) for pid in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return pids
+
+
 def _digest(folder: Path) -> str:
     h = hashlib.sha256()
     for path in sorted(folder.glob("shard_*.bin")):
@@ -176,7 +188,7 @@ def throughput(repeat: int, folder: Path) -> tuple[list[tuple[str, float]], floa
         problems.append(f"shards of the one file differ: {file_digests}")
     expected = theirs.encode_ordinary_batch(docs, num_threads=1)
     pool = enc.batch_pool
-    workers = lambda: [] if pool._executor is None else list(pool._executor._processes)  # noqa: E731, SLF001
+    workers = _children
     for threads, state in ((1, "cold"), (2, "cold"), (2, "first"), (1, "warm"), (2, "warm")):
         log(f"encode_ordinary_batch, num_threads={threads}, {state}")
         ids: list[Any] = []
