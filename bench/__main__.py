@@ -40,7 +40,7 @@ SECTIONS: dict[str, Section] = {
     "unigram": Section("bench.unigram", "Unigram and SentencePiece .model files beside HF and sentencepiece: first-pass encoding, training"),
     "analysis": Section("bench.analysis", "how long bytepair.analysis takes: vocabulary reports, manifests, a diff, fertility"),
     "corpus": Section("bench.corpus_encode", "encode_corpus on 1 and 2 processes and Dask beside tiktoken's batches; long pieces beside HF"),
-    "runtimes": Section("bench.runtimes", "the npm package in Node, Deno and Bun, cold and warm starts; its size beside gpt-tokenizer and tiktoken"),
+    "runtimes": Section("bench.runtimes", "the npm package in Node 20/22/24, Deno, Bun, workerd, edge-runtime: cold and warm starts; its size"),
     "ab": Section("bench.ab", "the first pass of two copies of core/, in fresh processes in turn (prints only)"),
 }
 ALL = ("native", "tokenizer-json", "browser", "reliability", "whitespace", "hostile", "training", "families", "unigram", "analysis", "corpus",

@@ -5,19 +5,26 @@ per JavaScript runtime, and its size beside the JS tokenizers people choose betw
     .venv/bin/python -m bench runtimes --no-write     # prints it only
 
 Why: issue 33's targets are a warm ``createTokenizer`` <= 300 ms and ``npx bytepair count FILE``
-<= 1 s, and a package of <= 12 MB packed and <= 30 MB installed. Each runtime (Node, and Deno and
-Bun from the devDependencies) runs a script that imports bytepair, creates an o200k_base tokenizer
+<= 1 s, and a package of <= 12 MB packed and <= 30 MB installed. Each runtime (the machine's Node,
+Node 22 and 24 from tests/web/node-majors where npm has their binaries, and Deno and Bun from the
+devDependencies) runs a script that imports bytepair, creates an o200k_base tokenizer
 and counts a word; the wall time of the whole process is taken, and ``await createTokenizer()`` alone
 (performance.now() around it, inside the process), the median of ``--repeat`` runs, cold (an empty
 cache folder: the shipped snapshot, ranks built) and warm (the runtime restored from the user cache
 folder, web/stored.mjs), with the runtime's own marks of a warm start (where its time goes). ``npx
 --offline bytepair count FILE`` from the scratch project the tarball is installed in, the same way
-(and ``node .../cli.mjs``, to tell npx's own cost). Sizes: ``npm pack``'s own report for bytepair and
+(and ``node .../cli.mjs``, to tell npx's own cost). workerd and edge-runtime, as a user meets them
+(bench/js_runtimes.py: the Worker, config and edge function tests/web/test_runtimes.py checks): from
+starting ``workerd serve`` (or the Node process that makes ``new EdgeRuntime``) to the first request
+answered, the request creating an o200k_base tokenizer and encoding "hello world"; then a second
+request on the warm isolate (sandbox), which finds the runtime started (in-Worker clocks do not
+advance during a request in workerd, so both are timed from outside). Sizes: ``npm pack``'s own report for bytepair and
 bytepair-tokenizers; for bytepair as installed, gpt-tokenizer 4.0.0 and tiktoken 1.0.22 (its WASM
 build): installed bytes, every file gzip'd one by one, and the peers' registry tarballs (``npm pack
 NAME@VERSION --dry-run``: npm's cache, else one registry request).
 
-Needs ``make bundle`` (dist/) and ``npm ci`` (the runtimes are devDependencies).
+Needs ``make bundle`` (dist/) and ``npm ci`` (the runtimes are devDependencies; ``npm ci --prefix
+tests/web/node-majors`` for Node 22 and 24, which ``make bench`` runs).
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from bench import js_runtimes
 from bench.common import PERFORMANCE, REPO, load_summary, log, parser, replace_section
 
 BIN = REPO / "node_modules" / ".bin"
@@ -44,8 +52,11 @@ const timings = await tok.backend.request("timings", {}).catch(() => ({}));
 tok.dispose();
 console.log(JSON.stringify({ createMs, timings }));
 """
+NODE = shutil.which("node") or "node"
 RUNTIMES = {
-    "Node": lambda: [shutil.which("node") or "node", "start.mjs"],
+    "Node": lambda: [NODE, "start.mjs"],
+    **{f"Node {major}": (lambda major=major: [str(js_runtimes.node_major_binary(major)[0]), "start.mjs"])
+       for major in js_runtimes.node_majors()},
     "Deno": lambda: [str(BIN / "deno"), "run", "--allow-read", "--allow-env", "--allow-write", "--allow-sys", "start.mjs"],
     "Bun": lambda: [str(BIN / "bun"), "start.mjs"],
 }
@@ -80,6 +91,65 @@ def _cold_warm(cmd: list[str], cwd: Path, repeat: int) -> tuple[float, float, li
             shutil.rmtree(cache, ignore_errors=True)
     return (statistics.median(w for w, _ in colds), statistics.median(w for w, _ in warms),
             [o for _, o in colds], [o for _, o in warms])
+
+
+def _s(seconds: float) -> str:
+    """Seconds for the table: two decimals, three under 0.1 s (a warm request's few milliseconds)."""
+    return f"{seconds:.3f}" if seconds < 0.1 else f"{seconds:.2f}"
+
+
+def _node_version() -> str:
+    return subprocess.run([NODE, "--version"], capture_output=True, text=True, check=True).stdout.strip().removeprefix("v")
+
+
+def _checked(answer: bytes | dict) -> None:
+    """The answer of a timed request holds the o200k_base ids of "hello world" (bytepair's, natively)."""
+    import bytepair
+
+    out = json.loads(answer) if isinstance(answer, bytes) else answer
+    if out.get("o200k") != [bytepair.get_encoding("o200k_base").encode("hello world")]:
+        raise SystemExit(f"wrong ids: {str(out)[:500]}")
+
+
+def _workerd(project: Path, repeat: int) -> tuple[float, float]:
+    """Median seconds, over `repeat` fresh servers, from starting ``workerd serve`` on the test's config
+    (bench/js_runtimes.py) to the first request answered (the Worker creates an o200k_base tokenizer
+    and encodes "hello world"), and of a second such request on the same, now warm, isolate."""
+    body = json.dumps({"texts": ["hello world"]}).encode()
+    firsts, seconds = [], []
+    for _ in range(repeat):
+        port = js_runtimes.free_port()
+        config = js_runtimes.write_workerd_project(project, port)
+        t0 = time.perf_counter()
+        server = js_runtimes.start_workerd(project, config)
+        try:
+            first = js_runtimes.post_when_up(port, body, server)
+            t1 = time.perf_counter()
+            second = js_runtimes.post_when_up(port, body, server)
+            t2 = time.perf_counter()
+        finally:
+            js_runtimes.stop(server)
+        _checked(first)
+        _checked(second)
+        firsts.append(t1 - t0)
+        seconds.append(t2 - t1)
+    return statistics.median(firsts), statistics.median(seconds)
+
+
+def _edge(project: Path, repeat: int) -> tuple[float, float]:
+    """Median seconds, over `repeat` fresh processes (Node running edge-runtime's ``new EdgeRuntime``
+    with the test's bundled function, the assets over local HTTP), from the process's start
+    (performance.now()) to the first request answered (an o200k_base tokenizer created, "hello world"
+    encoded, nothing disposed), and of a second such request in the same sandbox."""
+    js_runtimes.bundle_edge(project)
+    firsts, seconds = [], []
+    with js_runtimes.serve_folder(project / "edge-assets") as base:
+        for _ in range(repeat):
+            out = js_runtimes.run_edge(project, {"texts": ["hello world"], "assetsUrl": base, "keep": True}, rounds=2)
+            _checked(out)
+            firsts.append(out["ms"][0] / 1000)
+            seconds.append(out["ms"][1] / 1000)
+    return statistics.median(firsts), statistics.median(seconds)
 
 
 def _gzip_size(folder: Path) -> int:
@@ -191,8 +261,16 @@ def main(argv: Sequence[str]) -> int:
                        timeout=300)
         (project / "start.mjs").write_text(SCRIPT)
         (project / "sample.txt").write_text("Hello, world! " * 100, encoding="utf-8")
-        rows, profile, split = [], [], []
+        rows, profile, split, missing = [], [], [], []
         for name, cmd in RUNTIMES.items():
+            if name == "Node":
+                name = f"Node {_node_version().split('.')[0]} (the machine's)"
+            elif name.startswith("Node "):
+                binary, why = js_runtimes.node_major_binary(name.removeprefix("Node "))
+                if binary is None:
+                    log(f"{name}: not run: {why}")
+                    missing.append(f"- {name}: not run: {why}")
+                    continue
             log(f"{name}: createTokenizer, cold and warm, {args.repeat} rounds")
             cold, warm, cold_runs, warm_runs = _cold_warm(cmd(), project, args.repeat)
             rows.append((f"{name}: whole process, `createTokenizer` + a count", cold, warm))
@@ -200,6 +278,12 @@ def main(argv: Sequence[str]) -> int:
                 rows.append((f"{name}: `await createTokenizer()` alone (performance.now() in the process)", _ms(cold_runs), _ms(warm_runs)))
             profile.append(f"- {name} warm: {_where(warm_runs)}")
             split.append(_split(name, _ms(warm_runs), warm_runs))
+        log(f"workerd: workerd serve, a first request and a second, {args.repeat} rounds")
+        rows.append(("workerd: from `workerd serve` to the first request answered (`createTokenizer()` + encode); warm: a "
+                     "second request on the same isolate", *_workerd(project, args.repeat)))
+        log(f"edge-runtime: new EdgeRuntime, a first request and a second, {args.repeat} rounds")
+        rows.append(("edge-runtime: from the process's start to the first request answered (`new EdgeRuntime`, `createTokenizer()` "
+                     "+ encode); warm: a second request in the same sandbox", *_edge(project, args.repeat)))
         log("npx bytepair count FILE")
         npx = [shutil.which("npx") or "npx", "--offline", "--no", "bytepair", "count", "sample.txt"]
         rows.append(("Node: `npx --offline bytepair count FILE` (the installed package)", *_cold_warm(npx, project, args.repeat)[:2]))
@@ -231,12 +315,13 @@ def main(argv: Sequence[str]) -> int:
         "",
         "| what | cold s | warm s |",
         "|:---|---:|---:|",
-        *(f"| {label} | {cold:.2f} | {warm:.2f} |" for label, cold, warm in rows),
+        *(f"| {label} | {_s(cold)} | {_s(warm)} |" for label, cold, warm in rows),
         "",
         "Targets (issue 33): warm `createTokenizer` <= 0.3 s, `npx bytepair count FILE` <= 1 s; where the table is over them, "
         "this is where a warm `createTokenizer` goes (the runtime's own marks, median run):",
         "",
         *split,
+        *missing,
         "",
         "The marks themselves (ms since the worker began):",
         "",
