@@ -75,7 +75,7 @@ const LOCK = "pyodide-lock.json";
 const WEB_FILES = [
   "bytepair.mjs", "backends.mjs", "pool.mjs", "interrupts.mjs", "errors.mjs", "runtime.mjs", "service.mjs", "worker.mjs", "cli.mjs", "bytepair.d.ts",
   "snapshot.mjs", "stored.mjs", "bytepair-counter.mjs", "embedded.mjs", "workerd.mjs", "workerd.d.ts", "assets.mjs",
-  "edge.mjs", "edge-navigator.mjs", "edge.d.ts", "tokenizer.mjs", "training.mjs", "options.mjs", "inputs.mjs", "slots.mjs", "verified.mjs",
+  "edge.mjs", "edge-navigator.mjs", "edge.d.ts", "tokenizer.mjs", "training.mjs", "options.mjs", "inputs.mjs", "slots.mjs", "verified.mjs", "threads.mjs",
 ];
 // Open-model tokenizers prepared for createTokenizer({ tokenizer }) and the playground: name -> label.
 const TOKENIZERS = {

@@ -19,7 +19,8 @@
 
 import { EMBEDDED } from "./embedded.mjs";
 import { errorFrom, readAdvice } from "./errors.mjs";
-import { abortError, nodeModule, threadSupport } from "./backends.mjs";
+import { abortError } from "./backends.mjs";
+import { nodeModule, threadSupport } from "./threads.mjs";
 import "./interrupts.mjs"; // backends.mjs's: named here too, so that a page fetches every module at once
 import { acquire, normaliseAssets, release } from "./slots.mjs";
 import { Tokenizer } from "./tokenizer.mjs";

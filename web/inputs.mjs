@@ -4,7 +4,7 @@
 // and streams in bounded pieces that can be transferred, not copied).
 
 import { errorFrom, readAdvice } from "./errors.mjs";
-import { DEFAULT_ASSETS, nodeModule } from "./backends.mjs";
+import { DEFAULT_ASSETS, nodeModule } from "./threads.mjs";
 import { invalidInput, jsonText } from "./options.mjs";
 
 /** A local path (Node) or the page's URL: what a relative tokenizerJson URL is resolved against. */

@@ -17,7 +17,8 @@
 // - Where there are no workers (InProcessBackend: workerd, edge runtimes) the inputs run one after
 //   another on the one runtime.
 
-import { WorkerBackend, abortError, nodeModule } from "./backends.mjs";
+import { WorkerBackend, abortError } from "./backends.mjs";
+import { nodeModule } from "./threads.mjs";
 import { InvalidInputError, errorFrom } from "./errors.mjs";
 
 /** At most this many workers (the tokenizer's own runtime and helpers) for one call. */

@@ -2,7 +2,8 @@
 // that moves in), and closed when its last user is disposed: createTokenizer and train() both go
 // through acquire/release here.
 
-import { DEFAULT_ASSETS, InProcessBackend, WorkerBackend } from "./backends.mjs";
+import { InProcessBackend, WorkerBackend } from "./backends.mjs";
+import { DEFAULT_ASSETS } from "./threads.mjs";
 import { InvalidInputError } from "./errors.mjs";
 import { closePool } from "./pool.mjs";
 

@@ -3,7 +3,8 @@
 // worker of its own so that the other tokenizers keep answering and an abort stops it at once.
 
 import { errorFrom } from "./errors.mjs";
-import { WorkerBackend, abortError, threadSupport } from "./backends.mjs";
+import { WorkerBackend, abortError } from "./backends.mjs";
+import { threadSupport } from "./threads.mjs";
 import { acquire, backends, normaliseAssets, release } from "./slots.mjs";
 import { Tokenizer } from "./tokenizer.mjs";
 import { FAMILY_OPTIONS, TRAIN_OPTIONS, checkOptionNames, invalidInput, signalOf, typeName } from "./options.mjs";
