@@ -6,6 +6,9 @@ as running on the main thread between its calls, so in a worker that has run a b
 ``asyncio.run`` in a later test (the async methods' doctest and tests) fails with "cannot be called
 from a running event loop". A test that uses no browser runs with that mark cleared, and the mark is
 put back after it.
+
+Under pytest-xdist, the files that need most memory start first, on workers of their own
+(tests/xdist_heavy_apart.py).
 """
 
 from __future__ import annotations
@@ -26,3 +29,12 @@ def _no_leftover_event_loop(request: pytest.FixtureRequest) -> Iterator[None]:
     finally:
         if loop is not None:
             asyncio._set_running_loop(loop)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist, the files that need most memory start first on workers of their own
+    (tests/xdist_heavy_apart.py)."""
+    if config.pluginmanager.hasplugin("xdist"):
+        from tests.xdist_heavy_apart import HeavyApartPlugin
+
+        config.pluginmanager.register(HeavyApartPlugin(), "heavy-files-apart")

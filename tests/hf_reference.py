@@ -6,6 +6,9 @@ from __future__ import annotations
 import functools
 import gc
 import importlib.util
+import json
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -70,3 +73,53 @@ def last_one(load: Callable[[str], Any]) -> Callable[[str], Any]:
 
     wrapper.cache_clear = kept.clear  # type: ignore[attr-defined]
     return wrapper
+
+
+_CHILD_ENCODE = """
+import json, sys
+import tokenizers
+path, texts, specials = json.loads(sys.stdin.read())
+tok = tokenizers.Tokenizer.from_file(path)
+out = []
+for text in texts:
+    for special in specials:
+        e = tok.encode(text, add_special_tokens=special)
+        out.append({"ids": e.ids, "offsets": e.offsets, "decoded": tok.decode(e.ids)})
+print(json.dumps(out))
+"""
+
+
+def hf_encode_in_a_child(path: Path, texts: list[str], specials: tuple[bool, ...] = (True,)) -> list[dict[str, list]]:
+    """HF ``tokenizers``' ids, offsets (as lists) and decoded ids of each text with each
+    ``add_special_tokens`` value (texts outer, ``specials`` inner), from the ``tokenizer.json`` at
+    ``path`` loaded in a Python process of its own: for a test that already holds a big model's
+    tokenizers and needs HF's own reading of a file (the copy is freed with the process, not left in
+    the worker's heap)."""
+    done = subprocess.run([sys.executable, "-c", _CHILD_ENCODE], input=json.dumps([str(path), texts, specials]),
+                          capture_output=True, text=True, encoding="utf-8", timeout=300)
+    assert done.returncode == 0, f"HF could not read {path}: {done.stderr[-2000:]}"
+    return json.loads(done.stdout)
+
+
+_CHILD_FOLDER = """
+import json, sys
+import transformers
+folder, messages = json.loads(sys.stdin.read())
+tok = transformers.AutoTokenizer.from_pretrained(folder)
+print(json.dumps({
+    "ids": list(tok.apply_chat_template(messages, tokenize=True, return_dict=False, add_generation_prompt=True)),
+    "added": sorted(tok.added_tokens_decoder),
+    "special_tokens_map": tok.special_tokens_map,
+    "special_ids": [tok.bos_token_id, tok.eos_token_id, tok.pad_token_id, tok.unk_token_id],
+}))
+"""
+
+
+def transformers_reads_back(folder: Path, messages: list[dict]) -> dict[str, Any]:
+    """What transformers' ``AutoTokenizer`` makes of a saved folder, read in a process of its own:
+    the chat ``ids`` of ``messages`` (with the generation prompt), the ``added`` token ids, the
+    ``special_tokens_map`` and the bos/eos/pad/unk ids."""
+    done = subprocess.run([sys.executable, "-c", _CHILD_FOLDER], input=json.dumps([str(folder), messages]),
+                          capture_output=True, text=True, encoding="utf-8", timeout=300)
+    assert done.returncode == 0, f"transformers could not read {folder}: {done.stderr[-2000:]}"
+    return json.loads(done.stdout)
