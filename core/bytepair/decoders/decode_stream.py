@@ -110,8 +110,9 @@ class DecodeStream:
             context = self._decode(tokenizer, self._ids)
             if not context.endswith("\ufffd"):
                 self._prefix, self._prefix_index = context, len(self._ids)
-        self._ids.extend(new_ids)
-        text = self._decode(tokenizer, self._ids)
+        window = [*self._ids, *new_ids]
+        text = self._decode(tokenizer, window)  # a decode that raises leaves the stream as it was
+        self._ids = window
         if text.endswith("\ufffd"):
             return None
         if not text.startswith(self._prefix):

@@ -22,6 +22,7 @@ from array import array
 from collections.abc import Iterable
 from typing import Any
 
+from ..decoders.decode_stream import DecodeStream
 from ..encoding import Encoding
 from ..errors import InvalidInputError, InvalidTokenError, UnknownEncodingError, UnknownModelError, VocabFormatError
 from ..registry import encoding_name_for_model, get_encoding, list_encoding_names
@@ -128,33 +129,31 @@ class JsonFace:
 
 
 class JsonStream:
-    """A tokenizer.json's streaming decoder: HF's ``DecodeStream`` rule (decode a window of recent
-    ids with ``skip_special_tokens=False``; emit what grew once it does not end in U+FFFD) with the
-    ``feed``/``flush`` of the OpenAI family's ``StreamDecoder`` (flush emits what is held back)."""
+    """A tokenizer.json's streaming decoder for the JS API: HF's ``DecodeStream`` rule, the one in
+    ``decoders/decode_stream.py`` (special tokens written), with the ``feed``/``flush`` of the OpenAI
+    family's ``StreamDecoder``: ``feed`` gives out what the ids complete, ``flush`` what is held back
+    (half a character), and starts over."""
 
     def __init__(self, tok: Tokenizer) -> None:
         self._tok = tok
-        self._ids: list[int] = []
-        self._prefix = ""
-        self._prefix_index = 0
+        self._stream = DecodeStream(skip_special_tokens=False)
 
     def feed(self, ids: Iterable[Any]) -> str:
         out = []
         for token_id in ids:
-            window = [*self._ids, token_id]
-            text = self._tok.decode(window, skip_special_tokens=False)  # a bad id raises; nothing changed
-            self._ids = window
-            if len(text) > len(self._prefix) and not text.endswith("\ufffd"):
-                out.append(text[len(self._prefix):])
-                self._ids = self._ids[self._prefix_index:]
-                self._prefix = self._tok.decode(self._ids, skip_special_tokens=False)
-                self._prefix_index = len(self._ids)
+            try:
+                text = self._stream.step(self._tok, token_id)  # a bad id changes nothing
+            except InvalidInputError:  # HF's step takes a negative or 64-bit id as a TypeError; JS ids are tokens
+                raise InvalidTokenError(
+                    f"{token_id!r} is not a token id (an integer from 0 to 2**32 - 1); check that the ids come from this tokenizer"
+                ) from None
+            if text is not None:
+                out.append(text)
         return "".join(out)
 
     def flush(self) -> str:
-        text = self._tok.decode(self._ids, skip_special_tokens=False)
-        rest = text[len(self._prefix):] if len(text) > len(self._prefix) else ""
-        self._ids, self._prefix, self._prefix_index = [], "", 0
+        rest = self._stream.held_back(self._tok)
+        self._stream = DecodeStream(skip_special_tokens=False)
         return rest
 
 
