@@ -42,6 +42,8 @@ from .formats import load_gpt2_files, load_tiktoken_bpe, parse_gpt2_files, parse
 from .load import load_minbpe
 from .text.offsets import utf16_offsets
 from .pre_tokenizers.pattern import UNICODE_VERSION
+from .pre_tokenizers.normalized_string import NormalizedString
+from .pre_tokenizers.pre_tokenized_string import PreTokenizedString
 from .text.reading import read_utf8_chunks
 from .added_tokens.vocabulary import AddedToken
 from .models.token import Token
@@ -92,6 +94,8 @@ __all__ = [
     "InvalidInputError",
     "InvalidTokenError",
     "MissingDependencyError",
+    "NormalizedString",
+    "PreTokenizedString",
     "Regex",
     "ReservedLiteralError",
     "SentencePieceProcessor",
