@@ -25,16 +25,14 @@ NOT_OFFERED = {
 # Members of HF's stage objects that bytepair's objects of the same name lack: (module, member) for
 # every class of the module, and why.
 MEMBERS_NOT_OFFERED = {
-    ("normalizers", "custom"): "a custom normalizer works on HF's NormalizedString, which bytepair does not have",
-    ("pre_tokenizers", "custom"): "a custom pre-tokenizer works on HF's PreTokenizedString, which bytepair does not have",
-    ("pre_tokenizers", "pre_tokenize"): "takes HF's PreTokenizedString; pre_tokenize_str is offered",
+    ("pre_tokenizers", "pre_tokenize"): "HF's pre-tokenizers edit a PreTokenizedString's splits in place; bytepair's give "
+                                         "(piece, start, end) spans (pre_tokenize_str is offered; PreTokenizer.custom "
+                                         "takes an object with its own pre_tokenize)",
 }
 # Names of the top-level tokenizers module that bytepair does not offer, and why.
 TOP_LEVEL_NOT_OFFERED = {
-    "NormalizedString": "HF's alignment-tracking string for custom normalizers: bytepair's normalizers return (text, alignment)",
-    "PreTokenizedString": "HF's split string for custom pre-tokenizers: bytepair's return (piece, start, end)",
-    "OffsetReferential": "an argument of PreTokenizedString.get_splits only",
-    "OffsetType": "an argument of PreTokenizedString.get_splits only",
+    "OffsetReferential": "HF's enum of get_splits' choices; bytepair's PreTokenizedString.get_splits takes the same strings",
+    "OffsetType": "HF's enum of get_splits' choices; bytepair's PreTokenizedString.get_splits takes the same strings",
     "SplitDelimiterBehavior": "a type alias of HF's stubs; bytepair takes the same strings",
     "implementations": "HF's old ready-made pipelines (BertWordPieceTokenizer ...): build them from the stages",
     "BertWordPieceTokenizer": "see implementations", "ByteLevelBPETokenizer": "see implementations",

@@ -14,7 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Alignment", "Normalizer", "PerCharacter", "Sequence", "identity_alignment"]
+from ..errors import InvalidInputError, UnsavableError
+from ..pre_tokenizers.normalized_string import NormalizedString
+
+__all__ = ["Alignment", "CustomNormalizer", "Normalizer", "PerCharacter", "Sequence", "identity_alignment"]
 
 Alignment = list[tuple[int, int]]
 """For each output character, the ``[start, end)`` input characters it comes from; None: unchanged."""
@@ -27,6 +30,28 @@ def identity_alignment(n: int) -> Alignment:
 
 class Normalizer:
     """Base: ``normalize`` (fast) and ``normalize_aligned`` (with each output character's source span)."""
+
+    savable = True
+    """Whether ``to_json`` can write it (a :meth:`custom` normalizer cannot)."""
+
+    @staticmethod
+    def custom(normalizer: Any) -> Normalizer:
+        """HF's ``Normalizer.custom``: your own normalizer, any object with ``normalize(normalized)``
+        that edits a :class:`~bytepair.NormalizedString` in place. It normalizes, with offsets as
+        HF's, also inside a :class:`Sequence`, but cannot be saved in a ``tokenizer.json`` (as in
+        HF: saving raises ``UnsavableError``).
+
+        >>> class Shout:
+        ...     def normalize(self, normalized):
+        ...         normalized.nfkd()
+        ...         normalized.filter(lambda c: c != "\u0301")
+        ...         normalized.uppercase()
+        >>> Normalizer.custom(Shout()).normalize_str("café ﬁ")
+        'CAFE FI'
+        >>> Normalizer.custom(Shout()).normalize_aligned("ﬁé")
+        ('FIE', [(0, 1), (0, 1), (1, 2)])
+        """
+        return CustomNormalizer(normalizer)
 
     def normalize(self, text: str) -> str:
         return self.normalize_aligned(text)[0]
@@ -90,9 +115,48 @@ class Sequence(Normalizer):
         for step in self.steps:
             text, inner = step.normalize_aligned(text)
             if inner is not None:
-                # Every span is non-empty, so each maps to a span of the step's input.
-                align = inner if align is None else [(align[s][0], align[e - 1][1]) for s, e in inner]
+                # A non-empty span maps to a span of the step's input; an empty one (a custom
+                # normalizer's character inserted at the very start, HF's (0, 0)) stays empty.
+                align = inner if align is None else [(align[s][0], align[e - 1][1]) if e > s else _empty_at(align, s) for s, e in inner]
         return text, align
+
+    @property  # type: ignore[override]
+    def savable(self) -> bool:
+        return all(step.savable for step in self.steps)
 
     def to_json(self) -> dict[str, Any]:
         return {"type": "Sequence", "normalizers": [step.to_json() for step in self.steps]}
+
+
+def _empty_at(align: Alignment, at: int) -> tuple[int, int]:
+    """The empty span of the first input where position ``at`` of an aligned text is."""
+    edge = align[at - 1][1] if 0 < at <= len(align) else 0
+    return edge, edge
+
+
+class CustomNormalizer(Normalizer):
+    """A normalizer of the user's own (:meth:`Normalizer.custom`): any object with
+    ``normalize(normalized: NormalizedString)`` that edits it in place. ``normalize_aligned`` hands
+    it a :class:`~bytepair.NormalizedString` of the text and returns its text and its alignment in
+    characters, which offsets go through as for every normalizer."""
+
+    savable = False
+
+    def __init__(self, normalizer: Any) -> None:
+        self.normalizer = normalizer
+
+    def normalize_aligned(self, text: str) -> tuple[str, Alignment | None]:
+        method = getattr(self.normalizer, "normalize", None)
+        if not callable(method):
+            raise InvalidInputError(f"a custom normalizer needs a normalize(normalized) method; "
+                                    f"{type(self.normalizer).__name__} has none")
+        normalized = NormalizedString(text)
+        method(normalized)
+        align = normalized.char_alignment()
+        if normalized.normalized == text and align == identity_alignment(len(text)):
+            return text, None
+        return normalized.normalized, align
+
+    def to_json(self) -> dict[str, Any]:
+        raise UnsavableError("a custom normalizer (Normalizer.custom) cannot be written to a tokenizer.json, as in HF; "
+                             "set a normalizer of bytepair.normalizers before saving or pickling")

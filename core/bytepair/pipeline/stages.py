@@ -53,6 +53,11 @@ def hf_state(value: Any) -> dict[str, Any] | None:
         state = json.loads(value.__getstate__())
     except (TypeError, ValueError):
         return None
+    except Exception as exc:  # (HF's custom components: "Custom Normalizer cannot be serialized")
+        raise InvalidInputError(
+            f"this {type(value).__name__} of HF's tokenizers cannot be read ({exc}); for your own component, use "
+            "bytepair's .custom(obj) on the same object: normalizers.Normalizer.custom, pre_tokenizers.PreTokenizer.custom "
+            "or decoders.Decoder.custom") from exc
     return state if isinstance(state, dict) else None
 
 

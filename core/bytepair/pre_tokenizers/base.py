@@ -6,6 +6,9 @@ Every component offers the same two methods:
 * ``spans(text) -> list[(piece, start, end)]``: each piece with the ``[start, end)`` characters of
   ``text`` it comes from (offsets). A piece may differ from its span's text where the component
   rewrites it (Metaspace turns spaces into "▁"; ByteLevel may add a space in front).
+
+HF's ``PreTokenizer.custom(obj)`` (your own ``pre_tokenize(pretok)``, HF's jieba example) is
+:class:`CustomPreTokenizer`: its spans are the splits of a :class:`~bytepair.PreTokenizedString`.
 """
 
 from __future__ import annotations
@@ -14,9 +17,10 @@ import re
 from operator import itemgetter
 from typing import Any
 
-from ..errors import VocabFormatError
+from ..errors import InvalidInputError, UnsavableError, VocabFormatError
+from .pre_tokenized_string import PreTokenizedString
 
-__all__ = ["BEHAVIORS", "BEHAVIOR_JSON", "Piece", "PreTokenizer", "apply_behavior", "behavior_key"]
+__all__ = ["BEHAVIORS", "BEHAVIOR_JSON", "CustomPreTokenizer", "Piece", "PreTokenizer", "apply_behavior", "behavior_key"]
 
 Piece = tuple[str, int, int]
 
@@ -28,6 +32,25 @@ class PreTokenizer:
 
     byte_level = False
     """True for ByteLevel (and a Sequence holding it): the model then reads pieces as bytes."""
+
+    savable = True
+    """Whether ``to_json`` can write it (a :meth:`custom` pre-tokenizer cannot)."""
+
+    @staticmethod
+    def custom(pre_tokenizer: Any) -> PreTokenizer:
+        """HF's ``PreTokenizer.custom``: your own pre-tokenizer, any object whose
+        ``pre_tokenize(pretok)`` cuts a :class:`~bytepair.PreTokenizedString` (``pretok.split(fn)``,
+        ``fn(index, normalized_string)`` returning slices of it). It splits, also inside a
+        ``Sequence``, but cannot be saved in a ``tokenizer.json`` (as in HF: saving raises
+        ``UnsavableError``).
+
+        >>> class Dashes:
+        ...     def pre_tokenize(self, pretok):
+        ...         pretok.split(lambda i, ns: ns.split("-", "removed"))
+        >>> PreTokenizer.custom(Dashes()).pre_tokenize_str("ab-cd--é")
+        [('ab', (0, 2)), ('cd', (3, 5)), ('é', (7, 8))]
+        """
+        return CustomPreTokenizer(pre_tokenizer)
 
     @property
     def splits_nothing(self) -> bool:
@@ -68,6 +91,35 @@ class PreTokenizer:
 
     def to_json(self) -> dict[str, Any]:
         raise NotImplementedError
+
+
+class CustomPreTokenizer(PreTokenizer):
+    """A pre-tokenizer of the user's own (:meth:`PreTokenizer.custom`). ``spans(text)`` hands it a
+    :class:`~bytepair.PreTokenizedString` of ``text`` and reads the splits back as ``(piece, start,
+    end)``: the pieces as it left them, the spans in characters of ``text``
+    (``get_splits("original", "char")``), which the pipeline maps through the normalizer's
+    alignment as every pre-tokenizer's. So the object is given the normalized text as both
+    ``original`` and ``normalized`` (in HF ``original`` is the text before the normalizer), and a
+    piece it rewrites is placed as the pipeline places rewritten pieces (Metaspace's: characters
+    put in front stand at the piece's first character)."""
+
+    savable = False
+
+    def __init__(self, pre_tokenizer: Any) -> None:
+        self.pre_tokenizer = pre_tokenizer
+
+    def spans(self, text: str) -> list[Piece]:
+        method = getattr(self.pre_tokenizer, "pre_tokenize", None)
+        if not callable(method):
+            raise InvalidInputError(f"a custom pre-tokenizer needs a pre_tokenize(pretok) method; "
+                                    f"{type(self.pre_tokenizer).__name__} has none")
+        pretok = PreTokenizedString(text)
+        method(pretok)
+        return [(piece, start, end) for piece, (start, end), _ in pretok.get_splits("original", "char")]
+
+    def to_json(self) -> dict[str, Any]:
+        raise UnsavableError("a custom pre-tokenizer (PreTokenizer.custom) cannot be written to a tokenizer.json, as in HF; "
+                             "set a pre-tokenizer of bytepair.pre_tokenizers before saving or pickling")
 
 
 def apply_behavior(matches: list[tuple[int, int, bool]], behavior: str) -> list[tuple[int, int]]:

@@ -73,5 +73,9 @@ class Sequence(PreTokenizer):
             pieces = refined
         return pieces
 
+    @property  # type: ignore[override]
+    def savable(self) -> bool:
+        return all(step.savable for step in self.steps)
+
     def to_json(self) -> dict[str, Any]:
         return {"type": "Sequence", "pretokenizers": [step.to_json() for step in self.steps]}
