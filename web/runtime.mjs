@@ -40,8 +40,11 @@ export class Runtime {
   static async load({ assetsUrl, onProgress, firstEncoding, firstTokenizer, control }) {
     const started = performance.now();
     const mark = (name) => (timings[name] = performance.now() - started);
-    const timings = {};
+    // When load() began, in ms since this realm's time origin: a Node worker thread has its process's
+    // (so the caller's clock shows how long the thread took to get here), a browser worker its own.
+    const timings = { "load: began": started };
     const reader = new AssetReader(assetsUrl);
+    const folderReady = snapshotFolder(IS_NODE); // where stored runtime snapshots are: looked for meanwhile
     const manifestBytes = await reader.read("manifest.json");
     const manifest = JSON.parse(new TextDecoder().decode(manifestBytes));
     const loader = new VerifiedLoader(reader, manifest, onProgress);
@@ -50,7 +53,6 @@ export class Runtime {
     const others = Object.values(files).filter((p) => p !== files.wasm && !embeddedModules.includes(p));
     loader.expect(others);
     const bytes = Object.fromEntries(others.map((p) => [p, loader.load(p)]));
-    const modules = pyodideModules(reader, files, bytes);
 
     // The wasm module: the copy kept beside a stored runtime snapshot if there is a sound one, else
     // fetched, compiling as it downloads. Why keep a copy: on a warm page the HTTP cache takes
@@ -58,11 +60,13 @@ export class Runtime {
     // compile hashes it again; an OPFS read takes a few ms and compiling the bytes ~50 ms. The kept
     // copy misses V8's code cache (functions compile lazily as they first run, ~60 ms more after
     // instantiation), and still the warm start was 0.87x as long (measured over 10 rounds of warm starts).
+    // Only a folder that keeps wasm (a browser's) is looked in before the wasm is read; elsewhere
+    // the read starts beside the stored snapshot's description, and the compile with it.
     const key = await sha256(manifestBytes);
-    const folder = await snapshotFolder(IS_NODE);
-    const stash = await RuntimeSnapshots.meta(folder, key);
+    const folder = await folderReady;
+    const stashed = RuntimeSnapshots.meta(folder, key);
     const wasm = {};
-    const kept = await RuntimeSnapshots.wasm(folder, key, loader.entry(files.wasm), stash);
+    const kept = folder?.keepsWasm ? await RuntimeSnapshots.wasm(folder, key, loader.entry(files.wasm), await stashed) : null;
     if (kept) {
       wasm.compiled = WebAssembly.compile(kept).catch(() => null);
       wasm.how = "kept";
@@ -74,18 +78,25 @@ export class Runtime {
       bytes[files.wasm] = loader.load(files.wasm);
     } else {
       loader.expect([files.wasm]);
-      bytes[files.wasm] = loader.load(files.wasm, wasm);
       if (IS_NODE && reader.base.startsWith("file:")) {
-        // From disk (Node, Deno, Bun): compiled as soon as the bytes pass their check, in V8's
-        // background threads while the stored snapshot is read and checked, instead of by Pyodide
-        // when it starts (which reads the file again itself); installHostWasmShim hands it over.
-        wasm.compiled = bytes[files.wasm].then((b) => WebAssembly.compile(b)).then((module) => {
+        // From disk (Node, Deno, Bun): compiled as soon as the bytes are read (while they are
+        // checked, and the stored snapshot is read and checked), in the engine's background threads,
+        // instead of by Pyodide when it starts (which reads the file again itself);
+        // installHostWasmShim hands it over once every check has passed. Compiled after the check,
+        // the start waited for it: under Deno and Bun (whose compiles are slower) it ended last of
+        // all, and under Node 20 the worker sat blocked 48-62 ms in the reads and checks where it
+        // now sits ~10 (/proc/thread-self/schedstat, medians of 5-7 warm starts).
+        wasm.compileRead = (b) => WebAssembly.compile(b).then((module) => {
           mark("wasm: compiled");
           return module;
         }, () => null);
         wasm.how = "early";
       }
+      bytes[files.wasm] = loader.load(files.wasm, wasm);
     }
+    // Pyodide's JavaScript, imported once the reads above have begun (compiling it holds this thread).
+    const modules = pyodideModules(reader, files, bytes);
+    const stash = await stashed;
 
     // The origin's own snapshot of a started runtime, if a page of this bundle stored one.
     const warm = await RuntimeSnapshots.get(folder, key, stash);
@@ -97,7 +108,6 @@ export class Runtime {
     if (firstData) {
       loader.expect([firstData]);
       prefetched.set(firstData, loader.load(firstData));
-      prefetched.get(firstData).catch(() => {}); // reported when used
     }
     const shipped = () => {
       loader.expect([manifest.snapshot]);
@@ -151,6 +161,7 @@ export class Runtime {
         let module;
         try {
           module = await asm.default(moduleArg);
+          mark("pyodide: instantiated and linked");
         } finally {
           restore();
         }
@@ -162,7 +173,9 @@ export class Runtime {
         mark("snapshot");
         return module;
       };
-      return loadPyodide(options);
+      const pyodide = await loadPyodide(options);
+      mark("pyodide: loaded");
+      return pyodide;
     };
 
     // Snapshots of this runtime can be stored only where the folder for them exists.

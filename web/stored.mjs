@@ -29,6 +29,7 @@
 //   const stored = await RuntimeSnapshots.get(folder, key, meta);   // checked, or null
 
 import { xxh32, storedLength } from "./snapshot.mjs";
+import { readWhole } from "./verified.mjs";
 
 /** import() of a host module by name (bundlers for the browser must not resolve it: see backends.mjs). */
 const hostModule = (name) => import(/* webpackIgnore: true */ /* @vite-ignore */ name);
@@ -104,8 +105,7 @@ async function hostFolder() {
     dir,
     async read(name) {
       try {
-        const buffer = await fs.readFile(at(name));
-        return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+        return await readWhole(fs, at(name));
       } catch {
         return null;
       }

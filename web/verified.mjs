@@ -36,6 +36,28 @@ export async function sha256(bytes) {
   return hex(await subtle.digest("SHA-256", bytes));
 }
 
+/** The bytes of `file` in one read, through node:fs/promises (`fs`). Why not fs.readFile: it reads
+ * 512 KiB at a time, each piece one trip through the thread pool and back through the event loop,
+ * which during a start is busy (Pyodide's 1.2 MB module compiling, the checks): a warm start's
+ * 39 MB runtime snapshot took 80-140 ms to read so, against 25-50 ms for one read (Node 20, a busy
+ * event loop in a test script: 105-151 ms against 40-85). */
+export async function readWhole(fs, file) {
+  const handle = await fs.open(file, "r");
+  try {
+    const { size } = await handle.stat();
+    const bytes = new Uint8Array(size);
+    let at = 0;
+    while (at < size) {
+      const { bytesRead } = await handle.read(bytes, at, size - at, at);
+      if (!bytesRead) break; // the file shrank meanwhile: the size and sha256 checks say so
+      at += bytesRead;
+    }
+    return at === size ? bytes : bytes.subarray(0, at);
+  } finally {
+    await handle.close();
+  }
+}
+
 /** A local asset's bytes. The npm package ships some assets in one form only (build/pack.mjs):
  * the memory snapshot as `X.br` alone (a host serving the package over HTTP runs `npx
  * bytepair-assets`, which writes the plain file back), and the open-model tokenizers and the GPT-3
@@ -95,11 +117,11 @@ export class AssetReader {
   async read(path, onBytes = () => {}, keep = null, onWire = () => {}) {
     const url = this.url(path);
     if (url.startsWith("file:")) {
-      const { readFile } = await nodeModule("node:fs/promises");
+      const fs = await nodeModule("node:fs/promises");
       const { fileURLToPath } = await nodeModule("node:url");
       let bytes;
       try {
-        bytes = await readLocal(readFile, fileURLToPath(url), path);
+        bytes = await readLocal((file) => readWhole(fs, file), fileURLToPath(url), path);
       } catch (err) {
         const advice = readAdvice(err, "Pass assetsUrl where bytepair's dist/ is served, or build it with `make bundle`");
         throw bpError("AssetError", `cannot read ${path} from ${this.base}: ${err.message}. ${advice}.`);
@@ -209,7 +231,16 @@ export class VerifiedLoader {
     this.onProgress({ loaded: this.loaded, total: this.total, phase, wireLoaded, wireTotal, wireKnown });
   }
 
-  async load(path, keep = null) {
+  /** The verified bytes of `path`. A failure is reported where the promise is awaited: it is marked
+   * handled here, since the start may be awaiting other things when it comes (an unhandled
+   * rejection ends a Node worker, which would turn an IntegrityError into a WorkerError). */
+  load(path, keep = null) {
+    const bytes = this.verified(path, keep);
+    bytes.catch(() => {});
+    return bytes;
+  }
+
+  async verified(path, keep) {
     const entry = this.entry(path);
     const t0 = performance.now();
     const bytes = await this.reader.read(path, (n) => {
@@ -220,6 +251,9 @@ export class VerifiedLoader {
       this.wire.set(path, wire);
       this.report();
     });
+    // Bytes read whole (from disk) start compiling now, while they are checked: compiling runs
+    // nothing, and the module is instantiated only once every check has passed (Runtime.load).
+    if (keep?.compileRead && keep.compiled === undefined) keep.compiled = keep.compileRead(bytes);
     const t1 = performance.now();
     const digest = await sha256(bytes);
     this.fileTimings[path] = { fetchMs: t1 - t0, checkMs: performance.now() - t1 };
@@ -281,7 +315,8 @@ export function installWasmShim(wasmResponse, wasm, wasmBytes, mark) {
 
 /** Under Node, Deno and Bun: Pyodide reads pyodide.asm.wasm from disk itself and instantiates the
  * bytes with WebAssembly.instantiate; for its next such call (the main module, made while `boot`
- * waits for it), use the module compiled from the verified bytes (`wasm.compiled`) instead, if it
+ * waits for it), use the module compiled from the bytes we read (`wasm.compiled`; instantiated only
+ * once they have passed their check: Runtime.load starts Pyodide after every check) instead, if it
  * compiled. Returns the function that puts WebAssembly.instantiate back (side modules are Pyodide's). */
 export function installHostWasmShim(wasm, size, mark) {
   const realInstantiate = WebAssembly.instantiate;
