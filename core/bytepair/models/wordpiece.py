@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from functools import cached_property
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -159,8 +160,10 @@ class WordPiece(VocabularyModel):
     def _char_widths(self) -> tuple[dict[int, int], dict[int, int]]:
         prefix = len(self.continuing_subword_prefix)
         tokens = self._id_to_token
-        return (_Memo(lambda token_id: len(tokens.get(token_id, ""))),
-                _Memo(lambda token_id: len(tokens.get(token_id, "")[prefix:])))
+        return (_Memo(lambda token_id: len(tokens.get(token_id, "")),
+                      lambda: dict(zip(tokens, map(len, tokens.values())))),
+                _Memo(lambda token_id: len(tokens.get(token_id, "")[prefix:]),
+                      lambda: dict(zip(tokens, map(len, map(itemgetter(slice(prefix, None)), tokens.values()))))))
 
     @cached_property
     def _byte_lengths(self) -> tuple[dict[int, int], dict[int, int]]:
@@ -189,13 +192,24 @@ class WordPiece(VocabularyModel):
 
 
 class _Memo(dict[int, int]):
-    """A function of a token id, remembered."""
+    """A function of a token id, remembered; after ``BULK_AFTER`` misses, filled at once from
+    ``table()`` where given (a first pass over a long text reads most of a vocabulary: a call per
+    id cost a text's fields 5-10%)."""
 
-    def __init__(self, compute: Callable[[int], int]) -> None:
+    BULK_AFTER = 256
+
+    def __init__(self, compute: Callable[[int], int], table: Callable[[], dict[int, int]] | None = None) -> None:
         super().__init__()
         self._compute = compute
+        self._table = table
+        self._misses = 0
 
     def __missing__(self, token_id: int) -> int:
+        self._misses += 1
+        if self._misses == self.BULK_AFTER and self._table is not None:
+            self.update(self._table())
+            if token_id in self:
+                return self[token_id]
         value = self[token_id] = self._compute(token_id)
         return value
 

@@ -52,11 +52,13 @@ class Edits(NamedTuple):
         sources = self.sources()
         return list(zip(sources, map(add, sources, repeat(1))))
 
-    def offsets(self, starts: list[int], ends: list[int], base: int) -> Iterator[tuple[int, int]]:
-        """Tokens spanning ``[starts[k], ends[k])`` of the normalized segment (none empty, in
-        order) -> ``(start, end)`` in the caller's text, where the segment starts at ``base``: a
-        token starts at its first character's source and ends after its last one's."""
-        if len(self.changed) * SPARSE_TOKENS_PER_EDIT > len(starts) or not (_ordered(starts) and _ordered(ends)):
+    def offsets(self, starts: list[int], ends: list[int], base: int, *, ordered: bool = False) -> Iterator[tuple[int, int]]:
+        """Tokens spanning ``[starts[k], ends[k])`` of the normalized segment (none empty)
+        -> ``(start, end)`` in the caller's text, where the segment starts at ``base``: a token
+        starts at its first character's source and ends after its last one's. ``ordered``: the
+        caller knows the starts and the ends each in order (else they are looked at)."""
+        if len(self.changed) * SPARSE_TOKENS_PER_EDIT > len(starts) or not (
+                ordered or (_ordered(starts) and _ordered(ends))):
             sources = self.sources()
             first = map(sources.__getitem__, starts)
             last = map(sources.__getitem__, map(sub, ends, repeat(1)))
@@ -69,15 +71,15 @@ class Edits(NamedTuple):
             at = index + grown  # where the change's output begins, normalized
             # Before it, characters map one to one: shifted by ``grown``.
             i2, j2 = bisect_left(starts, at, i), bisect_left(ends, at + 1, j)
-            out_starts.append(map(add, starts[i:i2], repeat(base - grown)))
-            out_ends.append(map(add, ends[j:j2], repeat(base - grown)))
+            out_starts.append(map(add, starts[i:i2], repeat(base - grown)) if base != grown else starts[i:i2])
+            out_ends.append(map(add, ends[j:j2], repeat(base - grown)) if base != grown else ends[j:j2])
             # Within its output, every character comes from ``index``.
             i, j = bisect_left(starts, at + n, i2), bisect_left(ends, at + n + 1, j2)
             out_starts.append(repeat(base + index, i - i2))
             out_ends.append(repeat(base + index + 1, j - j2))
             grown += n - 1
-        out_starts.append(map(add, starts[i:], repeat(base - grown)))
-        out_ends.append(map(add, ends[j:], repeat(base - grown)))
+        out_starts.append(map(add, starts[i:], repeat(base - grown)) if base != grown else starts[i:])
+        out_ends.append(map(add, ends[j:], repeat(base - grown)) if base != grown else ends[j:])
         return zip(chain.from_iterable(out_starts), chain.from_iterable(out_ends))
 
 

@@ -262,7 +262,8 @@ def to_piecewise(encoding: Encoded, sequence_id: int = 0) -> Piecewise:
 def post_processed(first: Piecewise, second: Piecewise | None, add_special_tokens: bool, processor: PostProcessor | None,
                    truncation: dict[str, Any] | None) -> Encoded:
     """HF's ``post_process`` of one sequence or a pair: truncation (with its overflow), then the
-    post-processor (``None``: none, which adds nothing)."""
+    post-processor (``None``: none, which adds nothing). ``first`` and ``second`` are the caller's
+    to give up: without overflows the post-processor works on them as they are."""
     overflow_first: list[Piecewise] = []
     overflow_second: list[Piecewise] = []
     step = processor if processor is not None else PostProcessor()
@@ -270,10 +271,13 @@ def post_processed(first: Piecewise, second: Piecewise | None, add_special_token
         added = processor.added_tokens(second is not None) if (processor is not None and add_special_tokens) else 0
         first, second, overflow_first, overflow_second = truncate(first, second, truncation, added)
 
-    def combined(a: Piecewise, b: Piecewise | None) -> Encoded:  # on copies: a processor may trim in place
-        return Encoded.from_piecewise(step.process(a.copy(), None if b is None else b.copy(), add_special_tokens), copy=False)
+    def combined(a: Piecewise, b: Piecewise | None, copy: bool = True) -> Encoded:  # on copies: a processor may trim in place
+        if copy:
+            a, b = a.copy(), None if b is None else b.copy()
+        return Encoded.from_piecewise(step.process(a, b, add_special_tokens), copy=False)
 
-    encoded = combined(first, second)
+    # The texts' records are made for this call: used once (no overflow), they need no copy.
+    encoded = combined(first, second, copy=bool(overflow_first or overflow_second))
     encoded._n_sequences = 1 if second is None else 2  # as HF counts them, empty ones included
     # HF merges the two texts' encodings with their overflows (``Encoding::merge_with``): each
     # overflow of the first with the kept second (holding, as its own overflows, that overflow with

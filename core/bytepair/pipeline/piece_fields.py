@@ -9,7 +9,8 @@ pipeline's reference rule, ``TokenizerPipeline._token_char_spans``) and kept in 
 and a part's fields are joined of them by C loops (``map``, ``chain``, ``repeat``): a repeated piece
 costs a lookup, and its tokens are placed by an addition done in C. Two cases need no entry: a
 piece of one token spans itself, and where a model's tokens are a word's text in order (WordPiece:
-``token_char_widths``), a running sum of their widths places them all (``_tiled``).
+``token_char_widths``), a running sum of their widths over the words of several tokens places
+the cuts inside them, merged into the words' bounds by a sort (``_tiled``).
 
 >>> fields = PieceFields(lambda piece, width: ((len(piece),), (piece,), (0,), (width,)))
 >>> out = Piecewise()
@@ -21,20 +22,17 @@ piece of one token spans itself, and where a model's tokens are a word's text in
 
 from __future__ import annotations
 
-import gc
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import accumulate, chain, compress, islice, repeat
-from operator import add, ge, itemgetter, methodcaller, ne, sub
+from operator import add, ge, itemgetter, le, methodcaller, ne, sub
 from typing import Any
 
 from ..models.bpe.long_pieces import LONG_PIECE_CHARS
 from ..normalizers.edits import Edits
 from ..processors.base import Piecewise
 
-__all__ = ["Entry", "PieceFields", "append_fields", "fields_entry_bytes", "gc_paused", "relative_spans",
-           "to_original"]
+__all__ = ["Entry", "PieceFields", "append_fields", "fields_entry_bytes", "relative_spans", "to_original"]
 
 Entry = tuple[tuple[int, ...], tuple[str, ...], tuple[int, ...], tuple[int, ...]]
 """A piece's ids, its token strings (where the model names them itself; else empty, the strings
@@ -93,21 +91,6 @@ class PieceFields(dict[str, Entry]):
         return entry
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """The cyclic garbage collector paused (if it runs) for the block: building a text's fields
-    makes hundreds of thousands of tuples (offsets, entries) that hold no cycle, and the passes the
-    collector makes over them as they are made cost a fifth of the build."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
 def relative_spans(piece: str, lengths: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
     """Each token's start and end characters in ``piece``, for tokens of ``lengths`` UTF-8 bytes
     that follow each other from its first byte, each at least one byte and ending on a character's
@@ -154,32 +137,31 @@ def append_fields(out: Piecewise, fields: PieceFields, pieces: list[str], starts
     in the caller's text) is added. ``char_widths``: the model's ``token_char_widths()``, where a
     word's tokens are its text in order (WordPiece): the words cut into several tokens are then
     placed without an entry each (``_tiled``)."""
-    widths = list(map(sub, ends, starts))
-    lengths = list(map(len, pieces))
-    # One token a piece, as written (WordLevel; most pieces of other models)? A look at the first
-    # pieces first, so that a text with longer words does not pay for a pass over all of them.
-    sample = list(map(len, map(ids_of, pieces[:_SAMPLE])))
-    whole = token_of is not None and sample.count(1) == len(sample) and lengths == widths
-    if whole:
+    found = None
+    # Pieces as written, each one token (WordLevel; most pieces of other models), or WordPiece's?
+    # A look at the first pieces first, so that a text with longer words does not pay for a pass
+    # over all of them where no entry can be spared.
+    if token_of is not None and (char_widths is not None or all(map((1).__eq__, map(len, map(ids_of, pieces[:_SAMPLE]))))) \
+            and list(map(len, pieces)) == list(map(sub, ends, starts)):
         per_piece = list(map(ids_of, pieces))
+        counts = list(map(len, per_piece))
         ids = list(chain.from_iterable(per_piece))
-        whole = len(ids) == len(pieces) and list(map(len, per_piece)).count(1) == len(pieces)
-    if whole:  # each token spans its piece
+        if 0 in counts or not all(map(le, ends, islice(starts, 1, None))):  # (pieces in order, apart: so are their tokens)
+            pass
+        elif len(ids) == len(pieces):  # each token spans its piece
+            found = list(range(word, word + len(ids))), starts, ends
+        elif char_widths is not None and (tiled := _tiled(per_piece, counts, starts, ends, char_widths)) is not None:
+            owners, token_starts, token_ends = tiled
+            found = list(map(add, owners, repeat(word))) if word else owners, token_starts, token_ends
+    if found is not None:
         assert token_of is not None
+        word_ids, token_starts, token_ends = found
         tokens: Any = map(token_of, ids)
-        token_starts, token_ends = starts, ends
-        word_ids: list[Any] = list(range(word, word + len(ids)))
-    elif char_widths is not None and token_of is not None and lengths == widths and (
-            found := _tiled(list(map(ids_of, pieces)), starts, widths, char_widths)) is not None:
-        ids, word_ids, token_starts, token_ends = found
-        tokens = map(token_of, ids)
-        if word:
-            word_ids = list(map(add, word_ids, repeat(word)))
     else:
+        widths = list(map(sub, ends, starts))
         entries: list[Entry] = list(map(fields.__getitem__, pieces))
-        if lengths != widths:  # pieces a pre-tokenizer rewrote (Metaspace's "▁" put in front): made for their width
-            for i in compress(range(len(pieces)), map(ne, lengths, widths)):
-                entries[i] = fields.entry_of(pieces[i], widths[i])
+        for i in compress(range(len(pieces)), map(ne, map(len, pieces), widths)):  # pieces a pre-tokenizer rewrote
+            entries[i] = fields.entry_of(pieces[i], widths[i])  # (Metaspace's "▁" put in front): made for their width
         per_piece = list(map(_IDS, entries))
         counts = list(map(len, per_piece))
         ids = list(chain.from_iterable(per_piece))
@@ -192,41 +174,57 @@ def append_fields(out: Piecewise, fields: PieceFields, pieces: list[str], starts
     n = len(ids)
     out.ids += ids
     out.tokens += tokens
-    out.offsets += _offsets(token_starts, token_ends, shift, align, edits, base)
+    out.offsets += _offsets(token_starts, token_ends, shift, align, edits, base, ordered=found is not None)
     out.type_ids += [type_id] * n
     out.special_tokens_mask += [0] * n
     out.word_ids += word_ids
     out.sequence_ids += [type_id] * n
 
 
-def _tiled(per_piece: list[tuple[int, ...]], starts: list[int], widths: list[int],
-           char_widths: tuple[Mapping[int, int], Mapping[int, int]]) -> tuple[list[int], list[int], list[int], list[int]] | None:
-    """Ids, owners (each token's piece), starts and ends of tokens that cover their pieces one
-    after another, each as many characters as ``char_widths`` says (a piece of one token: all of
-    it); None if some piece is not covered exactly so (then each piece's entry places them).
+def _tiled(per_piece: list[tuple[int, ...]], counts: list[int], starts: list[int], ends: list[int],
+           char_widths: tuple[Mapping[int, int], Mapping[int, int]]) -> tuple[list[int], list[int], list[int]] | None:
+    """Owners (each token's piece), starts and ends of the tokens of pieces ``[starts[i], ends[i])``
+    (``counts``: their tokens' numbers, none 0) that cover their pieces one after another, each as
+    many characters as ``char_widths`` says (a piece of one token: all of it); None if some piece
+    is not covered exactly so (then each piece's entry places them).
 
-    >>> _tiled([(0,), (1, 2)], [0, 4], [3, 5], ({0: 9, 1: 2, 2: 1}, {0: 9, 1: 2, 2: 3}))
-    ([0, 1, 2], [0, 1, 1], [0, 4, 6], [3, 6, 9])
+    Only the pieces of several tokens are worked on: the cuts inside them (each a token's end and
+    the next one's start) are merged into the pieces' starts and ends by a sort of two sorted runs
+    (a merge, in C), as their pieces' indices into the owners (``_owners``).
+
+    >>> _tiled([(0,), (1, 2)], [1, 2], [0, 4], [3, 9], ({0: 9, 1: 2, 2: 1}, {0: 9, 1: 2, 2: 3}))
+    ([0, 1, 1], [0, 4, 6], [3, 6, 9])
     """
     first, later = char_widths
-    counts = list(map(len, per_piece))
-    if 0 in counts:
-        return None
-    ids = list(chain.from_iterable(per_piece))
-    heads = list(accumulate(counts, initial=0))  # each piece's first token, and the end
+    many = list(compress(range(len(counts)), map((1).__lt__, counts)))
+    if not many:
+        return list(range(len(counts))), starts, ends
+    many_counts = list(map(counts.__getitem__, many))
+    ids = list(chain.from_iterable(map(per_piece.__getitem__, many)))
+    widths = list(map(later.__getitem__, ids))
+    heads = list(accumulate(many_counts, initial=0))  # each piece's first token, and the end
     firsts = heads[:-1]
-    token_widths = list(map(later.__getitem__, ids))
-    deque(map(token_widths.__setitem__, firsts, map(first.__getitem__, map(ids.__getitem__, firsts))), maxlen=0)
-    alone = list(map((1).__eq__, counts))
-    deque(map(token_widths.__setitem__, compress(firsts, alone), compress(widths, alone)), maxlen=0)
-    cum = list(accumulate(token_widths, initial=0))
-    at_firsts = list(map(cum.__getitem__, firsts))
-    if list(map(sub, map(cum.__getitem__, islice(heads, 1, None)), at_firsts)) != widths:
+    deque(map(widths.__setitem__, firsts, map(first.__getitem__, map(ids.__getitem__, firsts))), maxlen=0)
+    if 0 in widths:
         return None
-    owners = _owners(counts)
-    shifts = list(map(sub, starts, at_firsts))
-    piece_shifts = list(map(shifts.__getitem__, owners))
-    return ids, owners, list(map(add, piece_shifts, cum)), list(map(add, piece_shifts, islice(cum, 1, None)))
+    cum = list(accumulate(widths, initial=0))
+    at_heads = list(map(cum.__getitem__, heads))
+    many_starts = list(map(starts.__getitem__, many))
+    if list(map(sub, islice(at_heads, 1, None), at_heads)) != list(map(sub, map(ends.__getitem__, many), many_starts)):
+        return None
+    inner = list(map(sub, many_counts, repeat(1)))  # each piece's cuts
+    keep = [True] * len(cum)  # the cuts: every running sum but the pieces' bounds
+    deque(map(keep.__setitem__, heads, repeat(False)), maxlen=0)
+    cuts = list(map(add, compress(cum, keep),
+                    chain.from_iterable(map(repeat, map(sub, many_starts, at_heads), inner))))
+    token_starts = starts + cuts
+    token_starts.sort()
+    token_ends = ends + cuts
+    token_ends.sort()
+    owners = list(range(len(counts)))
+    owners += chain.from_iterable(map(repeat, many, inner))
+    owners.sort()
+    return owners, token_starts, token_ends
 
 
 def _owners(counts: list[int]) -> list[int]:
@@ -247,8 +245,9 @@ def _owners(counts: list[int]) -> list[int]:
 
 
 def _offsets(starts: list[int], ends: list[int], shift: int, align: Sequence[tuple[int, int]] | None,
-             edits: Edits | None, base: int) -> Iterable[tuple[int, int]]:
-    """``(start, end)`` in the caller's text of tokens spanning ``[starts[k], ends[k])`` of the part."""
+             edits: Edits | None, base: int, *, ordered: bool = False) -> Iterable[tuple[int, int]]:
+    """``(start, end)`` in the caller's text of tokens spanning ``[starts[k], ends[k])`` of the part
+    (``ordered``: the caller knows them none empty, each after the one before)."""
     if align is None and edits is None:
         shift += base
     if shift:
@@ -256,11 +255,11 @@ def _offsets(starts: list[int], ends: list[int], shift: int, align: Sequence[tup
         ends = list(map(add, ends, repeat(shift)))
     if align is None and edits is None:
         return zip(starts, ends)
-    if any(map(ge, starts, ends)) or (edits is None and not align):  # empty tokens: the rule's own cases
+    if (not ordered and any(map(ge, starts, ends))) or (edits is None and not align):  # empty tokens: the rule's own cases
         whole = align if edits is None else edits.aligned()
         return [to_original(whole, s, e, base) for s, e in zip(starts, ends)]
     if edits is not None:
-        return edits.offsets(starts, ends, base)
+        return edits.offsets(starts, ends, base, ordered=ordered)
     assert align is not None
     first = map(_FIRST, map(align.__getitem__, starts))
     last = map(_LAST, map(align.__getitem__, map(sub, ends, repeat(1))))

@@ -22,6 +22,7 @@ from itertools import chain
 from typing import Any
 
 from ..added_tokens.vocabulary import AddedVocabulary
+from ..bulk import gc_paused
 from ..errors import InvalidInputError, InvalidTokenError, TokenIdOverflowError
 from ..models.vocabulary import VocabularyModel
 from ..pre_tokenizers import Metaspace, PreTokenizer
@@ -30,7 +31,7 @@ from ..processors.base import Piecewise
 from ..text.checks import repair_surrogates
 from ..text.offsets import token_spans
 from .engine import Engine
-from .piece_fields import Entry, PieceFields, append_fields, gc_paused, relative_spans, to_original
+from .piece_fields import Entry, PieceFields, append_fields, relative_spans, to_original
 
 __all__ = ["TokenizerPipeline"]
 

@@ -28,12 +28,12 @@ here they go in code point order. docs/TRAINING.md says how close that is to HF'
 
 from __future__ import annotations
 
-import gc
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import compress
 from typing import Any
 
+from ..bulk import gc_paused
 from ..errors import TrainingError
 from ..models.unigram import model as unigram_model
 from ..models.unigram.lattice import UNK_PENALTY, PieceTable, best_path, lattice_nodes, walk_back
@@ -325,13 +325,8 @@ class UnigramTrainer:
         """The final ``[(piece, score)]`` (special tokens first) and the unknown id. The cycle
         collector is off meanwhile: the run makes millions of tuples and lists and no cycles, and
         each full collection walked every word's matches again (~20% of the time on en at 2,000)."""
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
+        with gc_paused():
             return self._learn(words)
-        finally:
-            if enabled:
-                gc.enable()
 
     def _learn(self, words: Mapping[str, int]) -> tuple[list[tuple[str, float]], int | None]:
         sentences = [(w, int(n)) for w, n in words.items()]
