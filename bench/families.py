@@ -208,13 +208,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                   ("bytepair speed vs HF, all fields", "r"), ("the same by CPU time", "r"), ("same ids", "l")],
                  encode_table),
         "Ids come through the engine's piece cache (one lookup per new word, whole words taken at once). "
-        "The other fields are built when first read, from a second normalization and pre-tokenization of "
-        "the text, in C loops over the words (`pipeline/piece_fields.py`): a word of one token spans its "
-        "piece as it stands; WordPiece's words of several tokens (their text in order) are placed from one "
-        "running sum of per-id widths; other models' are worked out once per distinct word and kept "
-        "(bounded in bytes, emptied with the piece cache); BertNormalizer's alignment is kept as the few "
-        "characters it does not map to one character (`normalizers/edits.py`). What bytepair spends "
-        "beyond HF's time is mostly that second pass over the text.",
+        "The other fields are built when first read, from a second pass over the text: BertNormalizer "
+        "keeps its last long text's output (`bulk.LastText`), so only the pre-tokenizer runs again (its "
+        "pieces found by `re.split` with the text between them: their starts and ends are one running "
+        "sum of lengths, with no match object each). Then C loops over the words "
+        "(`pipeline/piece_fields.py`): a word of one token spans its piece as it stands; the cuts inside "
+        "WordPiece's words of several tokens (their text in order) come from a running sum of per-id "
+        "widths over those words only, merged into the words' bounds by a sort of two sorted runs; other "
+        "models' words are worked out once per distinct word and kept (bounded in bytes, emptied with the "
+        "piece cache); BertNormalizer's alignment is kept as the few characters it does not map to one "
+        "character (`normalizers/edits.py`).",
         "### Training with HF's trainer objects (`train_from_iterator`, counting included)",
         md_table([("family", "l"), ("vocab", "r"), ("corpus", "l"), ("MB", "r"), ("HF s", "r"), ("bytepair s", "r"),
                   ("bytepair time vs HF", "r"), ("tokens in both", "r")], train_table),

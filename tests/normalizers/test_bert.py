@@ -5,6 +5,7 @@ every code point, which holds the pinned character tables (``normalizers/bert_ta
 from __future__ import annotations
 
 import json
+import pickle
 
 import pytest
 from hypothesis import given, settings
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 import bytepair
 from bytepair.normalizers import BertNormalizer, normalizer_from_json
+from bytepair.normalizers.bert import PROBE_CHARS
 
 tokenizers = pytest.importorskip("tokenizers")
 
@@ -41,6 +43,32 @@ def test_random_text_fast_and_aligned_as_hf(text: str, options: dict) -> None:
     normalized, align = ours.normalize_aligned(text)
     assert normalized == expected
     assert align is None or len(align) == len(normalized)
+
+
+@settings(max_examples=100, deadline=None)
+@given(text=ANY_TEXT, options=st.sampled_from(OPTIONS), filler=st.sampled_from(["a b. ", "ΣΑΣ é ", "x\t中 ", "İ\u0301\n"]))
+def test_long_text_skips_only_the_passes_that_change_nothing(text: str, options: dict, filler: str) -> None:
+    """From ``PROBE_CHARS`` characters on, ``normalize`` runs only the passes the text's distinct
+    characters call for: the same text as HF's (and the remembered one, read by ``normalize_edits``)."""
+    long = text + filler * (PROBE_CHARS // len(filler)) + text
+    ours = BertNormalizer(**options)
+    expected = tokenizers.normalizers.BertNormalizer(**options).normalize_str(long)
+    assert ours.normalize(long) == expected
+    found = ours.normalize_edits(long)
+    assert found is None or found[0] == expected
+
+
+def test_remembered_output_is_read_for_its_text_only_and_not_pickled() -> None:
+    """``normalize`` keeps its last long text's output (``bulk.LastText``) for ``normalize_edits``
+    (the fields' pass over the same text): equal to a fresh normalizer's, never another text's."""
+    normalizer, fresh = BertNormalizer(), BertNormalizer()
+    text = "A b,\tC é 中 " * 1000
+    out = normalizer.normalize(text)
+    assert normalizer.normalize_edits(text) == fresh.normalize_edits(text)
+    assert normalizer.normalize_edits(text[:-1] + "x") == fresh.normalize_edits(text[:-1] + "x")
+    copy = pickle.loads(pickle.dumps(normalizer))
+    assert copy._last.get(text) is None and normalizer._last.get(text) is out
+    assert copy.normalize_edits(text) == normalizer.normalize_edits(text)
 
 
 @settings(max_examples=100, deadline=None)

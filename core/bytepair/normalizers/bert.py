@@ -26,6 +26,7 @@ from itertools import compress, repeat
 from operator import ne
 from typing import Any
 
+from ..bulk import LastText
 from .base import Alignment, Normalizer, PerCharacter, Sequence
 from .edits import Edits
 from .unicode import NFD
@@ -111,6 +112,10 @@ def _mark(ch: str) -> str:
     return "" if _TABLES.marks.match(ch) else ch
 
 
+PROBE_CHARS = 1 << 12
+"""From this length on, ``normalize`` reads a text's distinct characters first, to skip the passes
+that would change nothing (a set costs less than one regex pass over the text)."""
+
 _FEW_UNEVEN = 64
 """Up to this many distinct characters whose output is not one character are found by a regex of
 them (``normalize_edits``); past it, every character's output length is read."""
@@ -151,25 +156,39 @@ class BertNormalizer(Normalizer):
         """Character -> what the steps make of it alone (the characters of a text repeat)."""
         self._mark_leads: set[str] = set()
         """The characters of the memo whose NFD begins with a combining mark (``normalize_edits``)."""
+        self._last: LastText[str] = LastText()
+        """``normalize``'s last long text and its output: the ids' pass's, for the fields' (``normalize_edits``)."""
 
     def normalize(self, text: str) -> str:
+        source = text
+        # A long text's distinct characters tell which passes would change nothing (no control, no
+        # CJK: each regex pass over 400 kB costs 3-5 ms); decomposed, they hold every mark and
+        # every letter of HF's own lower case the passes can meet.
+        chars = "".join(set(text)) if len(text) >= PROBE_CHARS else None
         if self.clean_text:
-            text = _SPACES.sub(" ", _TABLES.removed.sub("", text))
-        if self.handle_chinese_chars and not text.isascii():
+            if chars is None or _TABLES.removed.search(chars):
+                text = _TABLES.removed.sub("", text)
+            if chars is None or _SPACES.search(chars):
+                text = _SPACES.sub(" ", text)
+        if self.handle_chinese_chars and not text.isascii() and (chars is None or _TABLES.chinese.search(chars)):
             text = _TABLES.chinese.sub(r" \1 ", text)
         if self._strip and not text.isascii():
             text = unicodedata.normalize("NFD", text)
-            text = _remove_chars(text, _TABLES.mark_set.intersection(text))
+            chars = None if chars is None else unicodedata.normalize("NFD", chars)
+            text = _remove_chars(text, _TABLES.mark_set.intersection(text if chars is None else chars))
         if self.lowercase:
             if not text.isascii():
-                text = _remove_chars(text, _TABLES.lower_first.keys() & set(text), _TABLES.lower_first)
+                text = _remove_chars(text, _TABLES.lower_first.keys() & set(text if chars is None else chars),
+                                     _TABLES.lower_first)
             text = text.lower()
+        self._last.keep(source, text)
         return text
 
     def clear_memos(self) -> None:
         """Forget the memo of each character's normalization (a tokenizer's ``engine.cache.clear()`` calls it)."""
         self._memo.clear()
         self._mark_leads.clear()
+        self._last.clear()
 
     def normalize_aligned(self, text: str) -> tuple[str, Alignment | None]:
         """Each output character aligned with the input character it came from
@@ -197,6 +216,7 @@ class BertNormalizer(Normalizer):
         ('ab 中 ', Edits(changed=[(1, 0), (3, 3)], length=4))
         """
         memo, leads = self._memo, self._mark_leads
+        normalized = self._last.get(text)  # (the ids' pass normalized this text last)
         if len(memo) >= MEMO_ENTRIES:  # bounded: a text of every character must not keep them all
             self.clear_memos()
         outs = {}
@@ -209,7 +229,8 @@ class BertNormalizer(Normalizer):
             outs[ch] = out
         if self._strip and leads and not leads.isdisjoint(outs):
             return None
-        normalized = "".join(map(outs.__getitem__, text))  # (a third of normalize's time: no regex passes)
+        if normalized is None:
+            normalized = "".join(map(outs.__getitem__, text))  # (a third of normalize's time: no regex passes)
         uneven = [ch for ch, out in outs.items() if len(out) != 1]
         if not uneven:
             return normalized, None
