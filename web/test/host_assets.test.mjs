@@ -1,8 +1,10 @@
 // Under Node (as under Deno and Bun) the runtime reads its assets from disk in one read each
 // (verified.mjs readWhole) and starts compiling pyodide.asm.wasm as soon as its bytes are read,
 // before their sha256 check; nothing may run unless the check passes. This holds readWhole to
-// fs.readFile, and a corrupt pyodide.asm.wasm (its size unchanged) to an IntegrityError naming it,
-// whether the start would restore a stored runtime snapshot (warm) or the shipped one (cold).
+// fs.readFile, and a corrupt pyodide.asm.wasm or python_stdlib.zip (its size unchanged) to an
+// IntegrityError naming it, whether the start would restore a stored runtime snapshot (warm) or the
+// shipped one (cold). (A check that failed while the start awaited something else once ended the
+// worker as an unhandled rejection: a WorkerError, python_stdlib.zip's under a warm start.)
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import * as fs from "node:fs/promises";
@@ -34,44 +36,45 @@ test("readWhole gives fs.readFile's bytes, and ENOENT for a missing file", async
   }
 });
 
-/** A folder that is dist/ but for pyodide/pyodide.asm.wasm, which has one byte changed. */
-function distWithCorruptWasm() {
+/** A folder that is dist/ but for pyodide/`file`, which has one byte changed. */
+function distWithCorrupt(file) {
   const dir = mkdtempSync(join(tmpdir(), "bytepair-corrupt-"));
   for (const name of readdirSync(DIST)) if (name !== "pyodide") symlinkSync(join(DIST, name), join(dir, name));
   mkdirSync(join(dir, "pyodide"));
   for (const name of readdirSync(join(DIST, "pyodide"))) {
-    if (name !== "pyodide.asm.wasm") symlinkSync(join(DIST, "pyodide", name), join(dir, "pyodide", name));
+    if (name !== file) symlinkSync(join(DIST, "pyodide", name), join(dir, "pyodide", name));
   }
-  const wasm = readFileSync(join(DIST, "pyodide", "pyodide.asm.wasm"));
-  wasm[wasm.length >> 1] ^= 0x5a; // inside the code: the module may still compile
-  writeFileSync(join(dir, "pyodide", "pyodide.asm.wasm"), wasm);
+  const bytes = readFileSync(join(DIST, "pyodide", file));
+  bytes[bytes.length >> 1] ^= 0x5a; // the wasm's inside its code: the module may still compile
+  writeFileSync(join(dir, "pyodide", file), bytes);
   return dir;
 }
 
-test("a corrupt pyodide.asm.wasm is an IntegrityError, cold and warm", async () => {
-  const corrupt = distWithCorruptWasm();
+test("a corrupt pyodide.asm.wasm or python_stdlib.zip is an IntegrityError, cold and warm", async () => {
+  const files = ["pyodide.asm.wasm", "python_stdlib.zip"];
+  const corrupt = Object.fromEntries(files.map((file) => [file, distWithCorrupt(file)]));
   const cache = mkdtempSync(join(tmpdir(), "bytepair-cache-"));
   const before = process.env.BYTEPAIR_CACHE_DIR;
   process.env.BYTEPAIR_CACHE_DIR = cache; // read by the worker, which copies the environment when it starts
-  const refused = async (how) => {
-    const err = await bp.createTokenizer({ encoding: "o200k_base", assetsUrl: pathToFileURL(corrupt + "/").href }).then(
+  const refused = async (file, how) => {
+    const err = await bp.createTokenizer({ encoding: "o200k_base", assetsUrl: pathToFileURL(corrupt[file] + "/").href }).then(
       (tok) => { tok.dispose(); return null; },
       (e) => e,
     );
-    assert.ok(err instanceof bp.IntegrityError, `${how}: expected IntegrityError, got ${err?.name}: ${err?.message}`);
-    assert.match(err.message, /pyodide\/pyodide\.asm\.wasm failed its integrity check/, how);
+    assert.ok(err instanceof bp.IntegrityError, `${file}, ${how}: expected IntegrityError, got ${err?.name}: ${err?.message}`);
+    assert.ok(err.message.startsWith(`pyodide/${file} failed its integrity check`), `${file}, ${how}: ${err.message}`);
   };
   try {
-    await refused("cold (no stored runtime snapshot)");
+    for (const file of files) await refused(file, "cold (no stored runtime snapshot)");
     const tok = await bp.createTokenizer({ encoding: "o200k_base" }); // the sound dist/: stores one
     assert.equal(await tok.count("hello world"), 2);
     tok.dispose();
     assert.ok(readdirSync(cache).some((name) => name.endsWith(".bin")), "a runtime snapshot was stored");
-    await refused("warm (the same manifest's stored runtime snapshot)");
+    for (const file of files) await refused(file, "warm (the same manifest's stored runtime snapshot)");
   } finally {
     if (before === undefined) delete process.env.BYTEPAIR_CACHE_DIR;
     else process.env.BYTEPAIR_CACHE_DIR = before;
-    rmSync(corrupt, { recursive: true, force: true });
+    for (const dir of Object.values(corrupt)) rmSync(dir, { recursive: true, force: true });
     rmSync(cache, { recursive: true, force: true });
   }
 });
