@@ -63,12 +63,12 @@ export async function readWhole(fs, file) {
  * bytepair-assets`, which writes the plain file back), and the open-model tokenizers and the GPT-3
  * encodings' ranks in the optional package bytepair-tokenizers: each is looked for there when
  * `file` is not found. */
-export async function readLocal(readFile, file, path) {
+export async function readLocal(fs, file, path) {
   try {
-    return new Uint8Array(await readFile(file));
+    return await readWhole(fs, file); // its own buffer: not copied again (a start reads ~12 MB so)
   } catch (err) {
     if (err?.code !== "ENOENT") throw err;
-    const packed = await readFile(`${file}.br`).catch(() => null);
+    const packed = await readWhole(fs, `${file}.br`).catch(() => null);
     if (packed) {
       const { brotliDecompress } = await nodeModule("node:zlib");
       const bytes = await new Promise((resolve, reject) => brotliDecompress(packed, (e, out) => (e ? reject(e) : resolve(out))));
@@ -84,7 +84,7 @@ export async function readLocal(readFile, file, path) {
       throw err;
     }
     const { join } = await nodeModule("node:path");
-    return new Uint8Array(await readFile(join(extra, path)));
+    return await readWhole(fs, join(extra, path));
   }
 }
 
@@ -121,7 +121,7 @@ export class AssetReader {
       const { fileURLToPath } = await nodeModule("node:url");
       let bytes;
       try {
-        bytes = await readLocal((file) => readWhole(fs, file), fileURLToPath(url), path);
+        bytes = await readLocal(fs, fileURLToPath(url), path);
       } catch (err) {
         const advice = readAdvice(err, "Pass assetsUrl where bytepair's dist/ is served, or build it with `make bundle`");
         throw bpError("AssetError", `cannot read ${path} from ${this.base}: ${err.message}. ${advice}.`);
