@@ -146,8 +146,8 @@ def append_fields(out: Piecewise, fields: PieceFields, pieces: list[str], starts
         per_piece = list(map(ids_of, pieces))
         counts = list(map(len, per_piece))
         ids = list(chain.from_iterable(per_piece))
-        if 0 in counts or not all(map(le, ends, islice(starts, 1, None))):  # (pieces in order, apart: so are their tokens)
-            pass
+        if 0 in counts or "" in pieces or not all(map(le, ends, islice(starts, 1, None))):
+            pass  # (else: pieces none empty, in order and apart, and so their tokens)
         elif len(ids) == len(pieces):  # each token spans its piece
             found = list(range(word, word + len(ids))), starts, ends
         elif char_widths is not None and (tiled := _tiled(per_piece, counts, starts, ends, char_widths)) is not None:
