@@ -310,7 +310,8 @@ def main(argv: Sequence[str]) -> int:
         "",
         f"`python -m bench runtimes`: seconds, median of {args.repeat} runs each (the whole process's wall time, or "
         "`await createTokenizer()` alone timed inside it); cold = an "
-        "empty cache folder, warm = the runtime snapshot a first run stored (web/stored.mjs); "
+        "empty cache folder, warm = the runtime snapshot a first run stored (web/stored.mjs); for workerd and edge-runtime, "
+        "which keep nothing between processes, cold = a fresh server's first request, warm = its second (their rows say how); "
         f"{time.strftime('%Y-%m-%d')}, 1-minute load average {load_summary()} (2 cores, shared).",
         "",
         "| what | cold s | warm s |",
