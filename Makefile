@@ -123,11 +123,20 @@ hf-data: $(BASE_STAMP)
 
 # First the import contracts ([tool.importlinter] in pyproject.toml: one-way layers, no import circle in
 # bytepair or bench; lint-imports puts the current directory, the repository root, on sys.path); then the
-# suite on every core (pytest-xdist, a test file per worker at a time); the few tests that time how
-# long the page stops answering run after it, alone, so that other tests do not slow the page.
+# suite on every core (pytest-xdist, a test file per worker at a time), in two runs with fresh workers:
+# the native tests, then the ones that run the bundle (Chromium, Node, the other runtimes). A worker's
+# heap only grows over the files it runs (what it frees mostly stays resident), and one run of every
+# file took workers to 1.45 GB; each run goes on if the other failed, and the target fails if either
+# did. The few tests that time how long the page stops answering run after them, alone, so that other
+# tests do not slow the page.
 test: $(STAMP) $(NODE_STAMP) $(NODE_MAJORS_STAMP) bundle site chromium hf-data
 	$(VENV)/bin/lint-imports --no-cache
-	$(PY) -m pytest -m "not soak and not timing" -n auto --dist loadfile --durations=15
+	@status=0; \
+	echo '$(PY) -m pytest -m "not browser and not soak and not timing" -n auto --dist loadfile --durations=15'; \
+	$(PY) -m pytest -m "not browser and not soak and not timing" -n auto --dist loadfile --durations=15 || status=1; \
+	echo '$(PY) -m pytest -m "browser and not soak and not timing" -n auto --dist loadfile --durations=15'; \
+	$(PY) -m pytest -m "browser and not soak and not timing" -n auto --dist loadfile --durations=15 || status=1; \
+	exit $$status
 	$(PY) -m pytest -m "timing and not soak"
 	$(MAKE) --no-print-directory test-interpreters
 
