@@ -35,13 +35,15 @@ OFFLINE = {**os.environ, "npm_config_offline": "true", "npm_config_audit": "fals
            "npm_config_update_notifier": "false"}
 
 
-def _run(args: list[str], cwd: Path, *, input: bytes | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+def run_offline(args: list[str], cwd: Path, *, input: bytes | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+    """``args`` in ``cwd`` with npm kept offline (``OFFLINE``'s environment unless ``env``), output
+    captured, 5 minutes at most (tests/web/test_runtimes.py runs its runtimes with it too)."""
     return subprocess.run(args, cwd=cwd, input=input, capture_output=True, timeout=300, env=env or OFFLINE)
 
 
 def _module_output(project: Path, script: str) -> list[str]:
     """What an ES module run by Node in the scratch project prints, as words (it must succeed)."""
-    result = _run([NODE, "--input-type=module", "-e", script], project)
+    result = run_offline([NODE, "--input-type=module", "-e", script], project)
     assert result.returncode == 0, result.stderr.decode()
     return result.stdout.decode().split()
 
@@ -53,7 +55,7 @@ def tarball(tmp_path_factory) -> Path:
         pytest.fail("node and npm are needed (make test installs them)")
     out = tmp_path_factory.mktemp("npm-pack")
     (out / "keep.txt").write_text("not pack's")  # what else is in --out must survive (see test below)
-    result = _run([NODE, str(ROOT / "build" / "pack.mjs"), "--out", str(out)], ROOT)
+    result = run_offline([NODE, str(ROOT / "build" / "pack.mjs"), "--out", str(out)], ROOT)
     assert result.returncode == 0, result.stderr.decode()
     path = Path(result.stdout.decode().strip().splitlines()[-1])  # the convention: the path comes last
     assert path.is_file() and path.suffix == ".tgz"
@@ -65,7 +67,7 @@ def project(tmp_path_factory, tarball: Path) -> Path:
     """A scratch project with the tarball installed from the file, no registry."""
     folder = tmp_path_factory.mktemp("scratch-project")
     (folder / "package.json").write_text(json.dumps({"name": "scratch", "version": "1.0.0", "type": "module", "private": True}))
-    result = _run([NPM, "install", "--offline", "--no-audit", "--no-fund", str(tarball)], folder)
+    result = run_offline([NPM, "install", "--offline", "--no-audit", "--no-fund", str(tarball)], folder)
     assert result.returncode == 0, result.stderr.decode()
     return folder
 
@@ -112,7 +114,7 @@ def test_open_model_tokenizers_come_with_the_optional_package(tarball: Path, tmp
     folder = tmp_path / "project"
     folder.mkdir()
     (folder / "package.json").write_text(json.dumps({"name": "scratch", "version": "1.0.0", "type": "module", "private": True}))
-    assert _run([NPM, "install", "--offline", "--no-audit", "--no-fund", str(tarball)], folder).returncode == 0
+    assert run_offline([NPM, "install", "--offline", "--no-audit", "--no-fund", str(tarball)], folder).returncode == 0
     text = "Hello <|begin_of_text|> wörld 🫠"
     script = (
         'import { createTokenizer } from "bytepair";'
@@ -129,13 +131,13 @@ def test_open_model_tokenizers_come_with_the_optional_package(tarball: Path, tmp
     )
     assert _module_output(folder, legacy) == ["AssetError", "true"]
     extra = tarball.parent / tarball.name.replace("bytepair-", "bytepair-tokenizers-")
-    assert _run([NPM, "install", "--offline", "--no-audit", "--no-fund", str(extra)], folder).returncode == 0
+    assert run_offline([NPM, "install", "--offline", "--no-audit", "--no-fund", str(extra)], folder).returncode == 0
     llama3 = bytepair.Tokenizer.from_file(str(hf_folder("llama3") / "tokenizer.json"))
     assert json.loads(_module_output(folder, script)[0]) == llama3.encode(text, add_special_tokens=False).ids
     assert json.loads(_module_output(folder, legacy)[0]) == bytepair.get_encoding("r50k_base").encode("hello world 🫠")
     sample = folder / "sample.txt"
     sample.write_text(text, encoding="utf-8")
-    result = _run([NPM, "exec", "--offline", "--no", "--", "bytepair", "count", "-t", "llama3", "sample.txt"], folder)
+    result = run_offline([NPM, "exec", "--offline", "--no", "--", "bytepair", "count", "-t", "llama3", "sample.txt"], folder)
     assert (result.returncode, result.stdout) == (0, f"{llama3.count(text)}\n".encode()), result.stderr.decode()[-2000:]
 
 
@@ -168,7 +170,7 @@ def test_every_export_resolves(project: Path) -> None:
 def test_npx_bytepair_count(project: Path) -> None:
     sample = project / "sample.txt"
     sample.write_bytes(b"Hello, world!\r\n")
-    result = _run([NPM, "exec", "--offline", "--no", "--", "bytepair", "count", "sample.txt"], project)
+    result = run_offline([NPM, "exec", "--offline", "--no", "--", "bytepair", "count", "sample.txt"], project)
     assert result.returncode == 0, result.stderr.decode()
     expected = bytepair.get_encoding("o200k_base").count("Hello, world!\r\n")
     assert result.stdout == f"{expected}\n".encode()
@@ -184,16 +186,16 @@ def test_esbuild_bundle_runs_from_another_folder(project: Path, tmp_path: Path) 
         "tok.dispose();\n"
     )
     out = tmp_path / "elsewhere"
-    result = _run([str(ESBUILD), "app.mjs", "--bundle", "--platform=node", "--format=esm", f"--outfile={out / 'app.mjs'}"], project)
+    result = run_offline([str(ESBUILD), "app.mjs", "--bundle", "--platform=node", "--format=esm", f"--outfile={out / 'app.mjs'}"], project)
     assert result.returncode == 0, result.stderr.decode()
     shutil.copytree(project / "node_modules" / "bytepair" / "dist", out / "bytepair-assets")
     shutil.rmtree(project / "node_modules" / ".cache", ignore_errors=True)
-    result = _run([NODE, "app.mjs"], out)
+    result = run_offline([NODE, "app.mjs"], out)
     assert result.returncode == 0, result.stderr.decode()
     assert result.stdout == b"2\n"
     # Without the assets beside it, the bundled app fails with a typed error that says what to do.
     shutil.rmtree(out / "bytepair-assets")
-    result = _run([NODE, "app.mjs"], out)
+    result = run_offline([NODE, "app.mjs"], out)
     assert result.returncode != 0 and b"AssetError" in result.stderr and b"assetsUrl" in result.stderr
 
 
@@ -214,7 +216,7 @@ def test_vite_build_has_no_warnings_and_no_dead_files(project: Path, tmp_path: P
         'document.body.textContent = String(await tok.count("hello world"));\n'
     )
     out = tmp_path / "vite-dist"
-    result = _run([str(VITE), "build", "vite-app", "--outDir", str(out), "--emptyOutDir", "--logLevel", "warn"], project)
+    result = run_offline([str(VITE), "build", "vite-app", "--outDir", str(out), "--emptyOutDir", "--logLevel", "warn"], project)
     assert result.returncode == 0, result.stderr.decode()
     assert not (result.stdout + result.stderr).strip(), (result.stdout + result.stderr).decode()  # no warning
     files = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
@@ -240,11 +242,11 @@ def test_esbuild_browser_bundle_starts_its_worker_from_assets_url(project: Path,
         '  .catch((err) => { window.outcome = `${err.name}: ${err.message}`; });\n'
     )
     site = tmp_path / "site"
-    result = _run([str(ESBUILD), "web-app.mjs", "--bundle", "--platform=browser", "--format=esm", "--log-level=warning",
+    result = run_offline([str(ESBUILD), "web-app.mjs", "--bundle", "--platform=browser", "--format=esm", "--log-level=warning",
                    f"--outfile={site / 'app.mjs'}"], project)
     assert result.returncode == 0 and not result.stderr, result.stderr.decode()  # no error, no warning
     # A web server needs the plain files and the .br/.gz copies: `npx bytepair-assets DIR` writes them.
-    result = _run([NPM, "exec", "--offline", "--no", "--", "bytepair-assets", str(site / "bytepair-assets")], project)
+    result = run_offline([NPM, "exec", "--offline", "--no", "--", "bytepair-assets", str(site / "bytepair-assets")], project)
     assert result.returncode == 0, result.stderr.decode()
     assert {"snapshot.bin", "snapshot.bin.br", "snapshot.bin.gz", "pyodide/pyodide.asm.wasm.br"} <= {
         p.relative_to(site / "bytepair-assets").as_posix() for p in (site / "bytepair-assets").rglob("*")}
@@ -293,8 +295,8 @@ def test_npx_bytepair_answers_as_the_python_cli(project: Path, tmp_path: Path) -
     python_env = {**os.environ, "PYTHONPATH": str(ROOT / "core")}
     differences = []
     for argv, stdin in CLI_CASES:
-        js = _run([NODE, str(cli), *argv], tmp_path, input=stdin or b"")
-        py = _run([sys.executable, "-m", "bytepair", *argv], tmp_path, input=stdin or b"", env=python_env)
+        js = run_offline([NODE, str(cli), *argv], tmp_path, input=stdin or b"")
+        py = run_offline([sys.executable, "-m", "bytepair", *argv], tmp_path, input=stdin or b"", env=python_env)
         usage = py.returncode == 2 and py.stderr.startswith(b"usage:")
         same_err = usage or js.stderr == py.stderr
         if (js.returncode, js.stdout) != (py.returncode, py.stdout) or not same_err:
@@ -307,20 +309,20 @@ def test_npx_bytepair_answers_as_the_python_cli(project: Path, tmp_path: Path) -
 
 def test_pip_wheel_installs_alone_and_counts(tmp_path: Path) -> None:
     wheels = tmp_path / "wheels"
-    result = _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(wheels), str(ROOT)], ROOT,
+    result = run_offline([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(wheels), str(ROOT)], ROOT,
                   env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
     assert result.returncode == 0, result.stderr.decode()
     (wheel,) = wheels.glob("bytepair-*.whl")
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # else pip finds the source tree's bytepair
-    pip = _run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", str(wheel)], tmp_path,
+    pip = run_offline([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", str(wheel)], tmp_path,
                env={**clean, "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
     assert pip.returncode == 0, pip.stderr.decode()
     (tmp_path / "crlf.txt").write_bytes(FILES["crlf.txt"])
-    result = _run([str(venv / "bin" / "bytepair"), "count", "crlf.txt"], tmp_path, env=clean)
+    result = run_offline([str(venv / "bin" / "bytepair"), "count", "crlf.txt"], tmp_path, env=clean)
     assert result.returncode == 0, result.stderr.decode()
-    native = _run([sys.executable, "-m", "bytepair", "count", "crlf.txt"], tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT / "core")})
+    native = run_offline([sys.executable, "-m", "bytepair", "count", "crlf.txt"], tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT / "core")})
     assert result.stdout == native.stdout
 
 
@@ -335,7 +337,7 @@ def test_readme_npx_lines_run(project: Path, tmp_path: Path) -> None:
     assert len(lines) >= 3, lines
     shutil.copy(ROOT / "README.md", project / "README.md")
     for line in lines:
-        result = _run(["sh", "-c", line], project)
+        result = run_offline(["sh", "-c", line], project)
         assert result.returncode == 0, f"{line}: {result.stderr.decode()[-2000:]}"
         if line.endswith("count README.md"):
             want = bytepair.get_encoding("o200k_base").count(readme, disallowed_special=())

@@ -33,7 +33,7 @@ from bench.js_runtimes import node_major_binary, node_majors
 from tests.browser import ROOT
 from tests.conftest import corpus_texts
 from tests.hf_reference import hf_folder
-from tests.web.test_npm_package import NODE, NPM, OFFLINE, _run
+from tests.web.test_npm_package import NODE, NPM, OFFLINE, run_offline
 
 pytestmark = pytest.mark.browser
 BIN = ROOT / "node_modules" / ".bin"
@@ -85,12 +85,12 @@ def project(tmp_path_factory) -> Path:
     if not NODE or not NPM:
         pytest.fail("node and npm are needed (make test installs them)")
     out = tmp_path_factory.mktemp("runtimes-pack")
-    result = _run([NODE, str(ROOT / "build" / "pack.mjs"), "--out", str(out)], ROOT)
+    result = run_offline([NODE, str(ROOT / "build" / "pack.mjs"), "--out", str(out)], ROOT)
     assert result.returncode == 0, result.stderr.decode()
     tarball = result.stdout.decode().strip().splitlines()[-1]
     folder = tmp_path_factory.mktemp("runtimes-project")
     (folder / "package.json").write_text(json.dumps({"name": "scratch", "version": "1.0.0", "type": "module", "private": True}))
-    result = _run([NPM, "install", "--offline", "--no-audit", "--no-fund", tarball], folder)
+    result = run_offline([NPM, "install", "--offline", "--no-audit", "--no-fund", tarball], folder)
     assert result.returncode == 0, result.stderr.decode()
     (folder / "probe.mjs").write_text(PROBE)
     return folder
