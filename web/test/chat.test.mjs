@@ -3,11 +3,11 @@
 // apply_chat_template is checked against transformers in tests/llm/test_chat_template.py, count_chat
 // against the OpenAI cookbook's printed numbers in tests/llm/test_chat_count.py).
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { test } from "node:test";
+import { nativeFixture } from "./fixture.mjs";
 
 const bp = await import(new URL("../../dist/bytepair.mjs", import.meta.url).href);
-const fixture = JSON.parse(readFileSync(process.env.BYTEPAIR_FIXTURE, "utf8")).chat;
+const fixture = nativeFixture().chat;
 
 test("applyChatTemplate gives the native ids, masks and text (qwen2_5, llama3)", async () => {
   for (const [name, cases] of Object.entries(fixture.templates)) {

@@ -7,9 +7,10 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { test } from "node:test";
+import { nativeFixture } from "./fixture.mjs";
 
 const { createTokenizer } = await import(new URL("../../dist/bytepair.mjs", import.meta.url).href);
-const fixture = JSON.parse(readFileSync(process.env.BYTEPAIR_FIXTURE, "utf8")).families;
+const fixture = nativeFixture().families;
 const skip = fixture ? false : "the published model files could not be fetched";
 
 async function assertNative(tok, expected, what) {

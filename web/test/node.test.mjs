@@ -1,11 +1,11 @@
 // The JavaScript API under Node (run by `node --test web/test/`, which tests/web/test_node_api.py does
 // with BYTEPAIR_FIXTURE pointing at ids computed by the native Python core).
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
+import { nativeFixture } from "./fixture.mjs";
 
 const { createTokenizer, listEncodings } = await import(new URL("../../dist/bytepair.mjs", import.meta.url).href);
-const fixture = JSON.parse(readFileSync(process.env.BYTEPAIR_FIXTURE, "utf8"));
+const fixture = nativeFixture();
 
 let o200k;
 let cl100k;

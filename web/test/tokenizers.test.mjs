@@ -5,9 +5,10 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { after, before, test } from "node:test";
+import { nativeFixture } from "./fixture.mjs";
 
 const { createTokenizer, listTokenizers } = await import(new URL("../../dist/bytepair.mjs", import.meta.url).href);
-const fixture = JSON.parse(readFileSync(process.env.BYTEPAIR_FIXTURE, "utf8")).tokenizers;
+const fixture = nativeFixture().tokenizers;
 
 const toks = {};
 before(async () => {
