@@ -5,6 +5,8 @@ whitespace runs) and patterns that can and cannot go in a group."""
 
 from __future__ import annotations
 
+import pickle
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -36,3 +38,20 @@ def test_bounds_equal_the_match_objects(text: str, name: str) -> None:
     expected = splitter._reference_bounds(text)
     assert splitter.bounds(text) == expected
     assert splitter.split(text) == expected[0]
+
+
+@settings(max_examples=100, deadline=None)
+@given(text=TEXT, repeat=st.integers(40, 120))
+def test_bert_pieces_kept_by_split_give_the_same_bounds(text: str, repeat: int) -> None:
+    """BERT's pre-tokenizer keeps a long text's pieces with the text between them (``split``, the
+    ids' pass) for ``bounds`` (the fields' pass): the same bounds as found afresh, and only for
+    that text; not pickled."""
+    step = pre_tokenizers.BertPreTokenizer()
+    long = text * repeat
+    expected = step._pretokenizer._reference_bounds(long)
+    assert step.split(long) == expected[0]
+    assert step.bounds(long) == expected
+    other = long[:-1] + "x"
+    assert step.bounds(other) == step._pretokenizer._reference_bounds(other)
+    copy = pickle.loads(pickle.dumps(step))
+    assert copy._last.get(long) is None and copy.bounds(long) == expected

@@ -29,6 +29,8 @@ __all__ = ["BertPreTokenizer", "CharDelimiterSplit", "FixedLength", "UnicodeScri
 class BertPreTokenizer(Split):
     """Words between whitespace, each punctuation character a piece of its own."""
 
+    remember_pieces = True  # (Split's: its fields' pass then reads the first pass's pieces)
+
     def __init__(self) -> None:
         from .bert_punctuation import punctuation_class  # the tables load with the first one made
 

@@ -399,11 +399,11 @@ class Pretokenizer:
 
         return at
 
-    def bounds(self, text: str) -> tuple[list[str], list[int], list[int]]:
-        """Every match of ``text``, its start and its end, in C loops: where the pattern has no
-        group, ``re.split`` by it in a group gives the text between matches and the matches in
-        turn, whose running sum of lengths is every start and end (a match object each, read by
-        ``finditer``, cost twice ``findall``'s time; :meth:`_reference_bounds` reads them, for tests).
+    def bounds(self, text: str, parts: list[str] | None = None) -> tuple[list[str], list[int], list[int]]:
+        """Every match of ``text``, its start and its end, in C loops: ``re.split`` by the pattern in
+        one group (``parts``: that split, made before by :meth:`split_between`) gives the text
+        between matches and the matches in turn, whose running sum of lengths is every start and
+        end (``_reference_bounds`` reads ``finditer``'s match objects instead, in twice the time).
 
         >>> Pretokenizer(r"\\w+").bounds("hi you!")
         (['hi', 'you'], [0, 3], [2, 6])
@@ -412,12 +412,18 @@ class Pretokenizer:
         between = _in_group(self._regex) if self.engine == "re" else None
         if between is None:
             return self._reference_bounds(text)
-        parts = between.split(text if swapped is None else swapped)  # text before a match, the match, ..., the rest
+        if parts is None or swapped is not None:
+            parts = between.split(text if swapped is None else swapped)  # text before a match, the match, ..., the rest
         cum = list(accumulate(map(len, parts)))
         starts, ends = cum[:-1:2], cum[1::2]
         if swapped is None:
             return parts[1::2], starts, ends
         return list(map(text.__getitem__, map(slice, starts, ends))), starts, ends
+
+    def split_between(self, text: str) -> list[str] | None:
+        """``bounds``' split of ``text`` (its pieces: every second part), or None where it takes none."""
+        between = _in_group(self._regex) if self.engine == "re" and self._matchable(text) is None else None
+        return None if between is None else between.split(text)
 
     def _reference_bounds(self, text: str) -> tuple[list[str], list[int], list[int]]:
         """``bounds`` read off ``finditer``'s match objects."""
