@@ -208,10 +208,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                   ("bytepair speed vs HF, all fields", "r"), ("the same by CPU time", "r"), ("same ids", "l")],
                  encode_table),
         "Ids come through the engine's piece cache (one lookup per new word, whole words taken at once). "
-        "The other fields are built when first read, from a second pass over the text: BertNormalizer "
-        "keeps its last long text's output (`bulk.LastText`), so only the pre-tokenizer runs again (its "
-        "pieces found by `re.split` with the text between them: their starts and ends are one running "
-        "sum of lengths, with no match object each). Then C loops over the words "
+        "The other fields are built when first read, from a second pass over the text that reads what "
+        "the first left: BertNormalizer's output and BertPreTokenizer's pieces with the text between them "
+        "(`bulk.LastText`; found by `re.split` with the pattern in a group, so their starts and ends are "
+        "one running sum of lengths; other pre-tokenizers split again that way). Then C loops over the words "
         "(`pipeline/piece_fields.py`): a word of one token spans its piece as it stands; the cuts inside "
         "WordPiece's words of several tokens (their text in order) come from a running sum of per-id "
         "widths over those words only, merged into the words' bounds by a sort of two sorted runs; other "

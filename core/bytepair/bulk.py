@@ -3,14 +3,14 @@ many objects are built, and what a stage made of the last long text it was given
 second pass over the same text.
 
 Why here, at the bottom of the layers: the pipeline (a text's fields), the trainers (Unigram's
-runs) and the normalizers use them, and none of them may import another's.
+runs), the normalizers and the pre-tokenizers use them, and none of them may import another's.
 
 Why a second pass finds work done: ``Tokenizer.encode`` gives the ids at once and builds the other
 fields (offsets, word ids) only when one is read, by normalizing and pre-tokenizing the text again.
-Where a stage keeps what it made of its last long input (:class:`LastText`; BertNormalizer), that
-second pass reads it instead of doing the work twice. (A pre-tokenizer's pieces are not kept: their
-starts and ends cost a second scan, and finding them in the first one made a WordLevel first
-pass on 400 kB 10% slower.)
+Where a stage keeps what it made of its last long input (:class:`LastText`: BertNormalizer's
+output, BertPreTokenizer's pieces with the text between them), that second pass reads it instead of
+doing the work twice. (Other pre-tokenizers keep nothing: finding the text between pieces in the
+first pass made a WordLevel first pass on 400 kB 10% slower.)
 
 >>> last = LastText(min_chars=3)
 >>> text = "hello"
