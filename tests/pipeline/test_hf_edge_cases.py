@@ -82,6 +82,21 @@ def test_unknown_characters_next_to_other_widths(model):
             assert fields(ours.encode(text)) == fields(theirs.encode(text)), text
 
 
+@pytest.mark.parametrize("vocab,merges", [
+    ({"a": 0, "s": 1, "h": 2, "sh": 3, "ash": 4, "b": 5}, [("s", "h"), ("a", "sh")]),  # whole words merge
+    ({"a": 0, "s": 1, "h": 2, "b": 3}, []),  # characters only
+])
+def test_characters_a_bpe_without_unknown_token_drops(vocab, merges):
+    """A character-level BPE with no unknown token leaves out what its vocabulary lacks; HF then places
+    the tokens left as if the dropped characters were not there (each token's span counted from the
+    word's start over the kept ones), so a word of one token does not span the whole word."""
+    theirs = tokenizers.Tokenizer(tokenizers.models.BPE(vocab, merges))
+    theirs.pre_tokenizer = tokenizers.pre_tokenizers.Whitespace()
+    ours = bytepair.Tokenizer.from_str(theirs.to_str())
+    for text in ["ﬁsh", "aﬁsh b", "ﬁ", "sﬁh", "a🫠b ash", "xyz sh", "shﬁ", "b ﬁﬁsh ﬁ"]:
+        assert fields(ours.encode(text)) == fields(theirs.encode(text)), text
+    assert [fields(e) for e in ours.encode_batch(["ﬁsh x", "aﬁsh"])] == [fields(e) for e in theirs.encode_batch(["ﬁsh x", "aﬁsh"])]
+
 def test_single_word_and_strip_use_hfs_character_classes():
     theirs = tokenizers.Tokenizer(tokenizers.models.WordLevel({"[UNK]": 0, "a": 1}, unk_token="[UNK]"))
     theirs.add_tokens([tokenizers.AddedToken("word", single_word=True),

@@ -49,7 +49,14 @@ def _bpe() -> models.BPE:
     return models.BPE(vocab, [("a", "b"), ("ab", "c"), ("d", "e")], unk_token="[UNK]")
 
 
-MODELS = {"wordpiece": _wordpiece, "wordlevel": _wordlevel, "unigram": _unigram, "bpe": _bpe}
+def _bpe_dropping() -> models.BPE:
+    """No unknown token: characters the vocabulary lacks are left out (a piece of one token need not
+    be all of it)."""
+    vocab = {t: i for i, t in enumerate(["[SEP]", "a", "b", "c", "ab", "abc", "x", "é"])}
+    return models.BPE(vocab, [("a", "b"), ("ab", "c")])
+
+
+MODELS = {"wordpiece": _wordpiece, "wordlevel": _wordlevel, "unigram": _unigram, "bpe": _bpe, "bpe-dropping": _bpe_dropping}
 NORMALIZERS = {
     "none": lambda: None,
     "bert": lambda: normalizers.BertNormalizer(),

@@ -28,8 +28,8 @@ BPE = BPEModel
 
 
 class Model(Protocol):
-    """What a model offers the engine and the faces (``long_piece_encoder`` and ``clear_memos`` are
-    optional). ``vocabulary_json()`` gives the keys of the model's ``tokenizer.json`` object that hold
+    """What a model offers the engine and the faces (``long_piece_encoder``, ``clear_memos`` and
+    ``drops_unknown``, True where a piece's tokens may leave characters out, are optional). ``vocabulary_json()`` gives the keys of the model's ``tokenizer.json`` object that hold
     its vocabulary (a tokenizer keeps the rest of the file and writes these back from the model);
     ``to_json()`` the whole object (for a model assigned to a tokenizer, and ``save``)."""
 

@@ -127,7 +127,7 @@ def append_fields(out: Piecewise, fields: PieceFields, pieces: list[str], starts
                   ids_of: Callable[[str], tuple[int, ...]], token_of: Callable[[int], str] | None, type_id: int,
                   word: int, shift: int,
                   align: Sequence[tuple[int, int]] | None, edits: Edits | None = None, base: int = 0,
-                  char_widths: tuple[Mapping[int, int], Mapping[int, int]] | None = None) -> None:
+                  char_widths: tuple[Mapping[int, int], Mapping[int, int]] | None = None, whole: bool = True) -> None:
     """Append the tokens of ``pieces`` (piece ``i`` spans ``[starts[i], ends[i])`` of its part,
     word ``word + i``; ``ids_of``: a piece's ids; ``token_of``: an id's token, None where the model
     names its tokens itself) to ``out``. Offsets: ``shift`` (the part's start in its normalized
@@ -136,12 +136,13 @@ def append_fields(out: Piecewise, fields: PieceFields, pieces: list[str], starts
     normalizer's: the characters it did not map to one) maps it, and ``base`` (the segment's start
     in the caller's text) is added. ``char_widths``: the model's ``token_char_widths()``, where a
     word's tokens are its text in order (WordPiece): the words cut into several tokens are then
-    placed without an entry each (``_tiled``)."""
+    placed without an entry each (``_tiled``). ``whole``: a piece of one token is all of it (False
+    for a model that may drop characters: each piece's entry then places its tokens)."""
     found = None
     # Pieces as written, each one token (WordLevel; most pieces of other models), or WordPiece's?
     # A look at the first pieces first, so that a text with longer words does not pay for a pass
     # over all of them where no entry can be spared.
-    if token_of is not None and (char_widths is not None or all(map((1).__eq__, map(len, map(ids_of, pieces[:_SAMPLE]))))) \
+    if whole and token_of is not None and (char_widths is not None or all(map((1).__eq__, map(len, map(ids_of, pieces[:_SAMPLE]))))) \
             and list(map(len, pieces)) == list(map(sub, ends, starts)):
         per_piece = list(map(ids_of, pieces))
         counts = list(map(len, per_piece))

@@ -54,6 +54,7 @@ class TokenizerPipeline:
         self._metaspaces = _metaspaces(pre_tokenizer)
         self._token_strings = self._id_strings()
         self._named = self._byte_starts = False
+        self._whole = True
         self._model_flags()
         self._fields = PieceFields(self._piece_entry)
         """Each piece's tokens and their spans in it, for ``encode`` (``piece_fields.py``)."""
@@ -75,6 +76,9 @@ class TokenizerPipeline:
         # each token's first byte (a byte-fallback run's tokens all span the run).
         self._named = hasattr(self.model, "piece_tokens")
         self._byte_starts = hasattr(self.model, "piece_byte_starts")
+        # A model that may drop characters (a character-level BPE with no unknown token): a piece of
+        # one token need not be all of it, so its tokens are placed by their lengths.
+        self._whole = not getattr(self.model, "drops_unknown", False)
 
     def clear_memos(self) -> None:
         """Empty the normalizer's memos and the pieces' fields (``engine.cache.clear()`` calls this:
@@ -205,7 +209,7 @@ class TokenizerPipeline:
                         pieces, starts, ends = self._bounds(part)
                         append_fields(out, self._fields, pieces, starts, ends, ids_of=ids_of, token_of=token_of,
                                       type_id=type_id, word=word, shift=p_start, align=align, edits=edits,
-                                      base=start, char_widths=char_widths)
+                                      base=start, char_widths=char_widths, whole=self._whole)
                         pieces_done = len(pieces)
                     word += pieces_done
                     continue
@@ -216,7 +220,7 @@ class TokenizerPipeline:
                     ids = ids_of(piece)
                     # A model may name its tokens itself (Unigram: an unknown run's token is its text).
                     strings = self.model.piece_tokens(piece, ids) if named else None
-                    if len(ids) == 1 and len(piece) == e - s:
+                    if len(ids) == 1 and len(piece) == e - s and self._whole:
                         char_spans: Iterable[tuple[int, int]] = ((s, e),)  # one token, the whole piece as written
                     else:
                         char_spans = self._token_char_spans(piece, ids, s, e)
@@ -244,7 +248,7 @@ class TokenizerPipeline:
         ids = self.engine.cache[piece]
         model = self.model
         named = self._named
-        if len(ids) == 1 and len(piece) == width:  # one token, the whole piece as written
+        if len(ids) == 1 and len(piece) == width and self._whole:  # one token, the whole piece as written
             return ids, tuple(model.piece_tokens(piece, ids)[:1]) if named else (), _ZERO, (width,)
         found = None
         if len(piece) == width and not self._byte_starts:

@@ -265,6 +265,17 @@ class BPEModel(BPEMethods):
                 out.append(data)
         return out
 
+    @property
+    def drops_unknown(self) -> bool:
+        """Whether a piece's tokens may leave some of its characters out: a character-level model
+        with no unknown token and no byte fallback drops what its vocabulary lacks, and HF places the
+        tokens left as if those characters were not there (so one token need not span its piece).
+
+        >>> BPEModel({"s": 0, "h": 1, "sh": 2}, [("s", "h")]).drops_unknown
+        True
+        """
+        return not self.byte_level and self._unk_id is None and not self.byte_fallback
+
     def piece_byte_lengths(self, piece: str, ids: tuple[int, ...]) -> list[int]:
         """How many UTF-8 bytes of ``piece`` each of its ``ids`` covers (for offsets)."""
         if self.byte_level:
