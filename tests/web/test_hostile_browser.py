@@ -39,6 +39,7 @@ SCRIPT = """async (runaway) => {
 }"""
 
 
+@pytest.mark.timing  # how long the other tokenizer waits: run alone, after the parallel suite
 @pytest.mark.parametrize("isolated", [True, False], ids=["isolated", "plain"])
 def test_an_aborted_runaway_template_frees_the_runtime(browser, dist_server, isolated: bool) -> None:
     guard = Guard(isolated=isolated)
@@ -98,6 +99,7 @@ PATTERN_SCRIPT = """async () => {
 }"""
 
 
+@pytest.mark.timing  # how long the other tokenizer waits: run alone, after the parallel suite
 @pytest.mark.parametrize("isolated", [True, False], ids=["isolated", "plain"])
 def test_an_aborted_slow_pattern_frees_the_runtime(browser, dist_server, isolated: bool) -> None:
     """A Split pattern the load check lets through (a*b*c: quadratic where it fails, ~5e9 steps

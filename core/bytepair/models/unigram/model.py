@@ -21,6 +21,7 @@ import json
 import math
 import os
 from collections.abc import Sequence
+from itertools import accumulate
 from random import Random
 from typing import Any
 
@@ -72,6 +73,8 @@ class Unigram:
         self.min_score = min((score for _, score in self.vocab), default=math.inf)
         self.unk_score = self.min_score - UNK_PENALTY
         self._byte_ids = [self._ids.get(f"<0x{b:02X}>") for b in range(256)] if self.byte_fallback else []
+        self._not_written = frozenset([*self._byte_ids, unk_id]) - {None}  # tokens whose text is not the piece's
+        self._last_match: tuple[str, tuple[int, ...], list[tuple[int, int, tuple[int, ...]]]] | None = None
         # "▁" never inside a piece: every "▁" of a text starts a stretch no piece crosses (long
         # pieces, as Metaspace without split gives, are cut there; ``_best``).
         self._cut = "\u2581" if not any("\u2581" in piece[1:] for piece in self._ids) else None
@@ -267,15 +270,42 @@ class Unigram:
         return out
 
     def _match(self, piece: str, ids: tuple[int, ...]) -> list[tuple[int, int, tuple[int, ...]]]:
-        """The spans of ``ids`` in ``piece``: the best cut when it gives these ids (always, but for
-        sampled ids), else found by walking the ids over the piece."""
-        cut = self._tokens(piece, self.segments(piece, sample=False))
-        if tuple(i for _, run, _ in cut for i in run) == tuple(ids):
-            return [(s, e, run) for _, run, (s, e) in cut]
-        found = self._walk(piece, 0, list(ids), 0)
+        """The spans of ``ids`` in ``piece``: cut by the tokens' lengths where their texts written in
+        turn are the piece (no unknown or byte token), else the best cut when it gives these ids
+        (always, but for sampled ids), else found by walking the ids over the piece. The last
+        piece's answer is kept: its tokens, lengths and starts each ask for it (and a piece of a
+        whole text, as Metaspace without split gives, would be cut three times)."""
+        ids = tuple(ids)
+        last = self._last_match
+        if last is not None and last[1] == ids and last[0] == piece:
+            return last[2]
+        found = self._as_written(piece, ids)
         if found is None:
-            return [(0, len(piece), tuple(ids))]
+            cut = self._tokens(piece, self.segments(piece, sample=False))
+            if tuple(i for _, run, _ in cut for i in run) == ids:
+                found = [(s, e, run) for _, run, (s, e) in cut]
+            else:
+                found = self._walk(piece, 0, list(ids), 0) or [(0, len(piece), ids)]
+        self._last_match = (piece, ids, found)
         return found
+
+    def _as_written(self, piece: str, ids: tuple[int, ...]) -> list[tuple[int, int, tuple[int, ...]]] | None:
+        """The spans of ``ids`` if their tokens' texts, one after another, are ``piece`` (then their
+        lengths cut it, whatever cut the model chose); None otherwise.
+
+        >>> Unigram([("<unk>", 0.0), ("a", -1.0), ("bc", -2.0)], unk_id=0)._as_written("abc", (1, 2))
+        [(0, 1, (1,)), (1, 3, (2,))]
+        """
+        if self._not_written.intersection(ids):
+            return None
+        try:
+            tokens = [self.vocab[i][0] for i in ids]
+        except (IndexError, TypeError):
+            return None
+        if "".join(tokens) != piece:
+            return None
+        ends = list(accumulate(map(len, tokens)))
+        return list(zip([0, *ends[:-1]], ends, [(i,) for i in ids]))
 
     def _walk(self, piece: str, pos: int, ids: list[int], k: int) -> list[tuple[int, int, tuple[int, ...]]] | None:
         if k == len(ids):
