@@ -7,8 +7,8 @@ as running on the main thread between its calls, so in a worker that has run a b
 from a running event loop". A test that uses no browser runs with that mark cleared, and the mark is
 put back after it.
 
-Under pytest-xdist, the files that need most memory start first, on workers of their own
-(tests/xdist_heavy_apart.py).
+Under pytest-xdist, the files that need most memory run first, while the workers are small
+(tests/xdist_heavy_first.py).
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ def _no_leftover_event_loop(request: pytest.FixtureRequest) -> Iterator[None]:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Under pytest-xdist, the files that need most memory start first on workers of their own
-    (tests/xdist_heavy_apart.py)."""
+    """Under pytest-xdist, the files that need most memory run first, while the workers are small
+    (tests/xdist_heavy_first.py)."""
     if config.pluginmanager.hasplugin("xdist"):
-        from tests.xdist_heavy_apart import HeavyApartPlugin
+        from tests.xdist_heavy_first import HeavyFilesFirstPlugin
 
-        config.pluginmanager.register(HeavyApartPlugin(), "heavy-files-apart")
+        config.pluginmanager.register(HeavyFilesFirstPlugin(), "heavy-files-first")
