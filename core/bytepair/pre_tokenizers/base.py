@@ -18,13 +18,13 @@ from operator import itemgetter
 from typing import Any
 
 from ..errors import InvalidInputError, UnsavableError, VocabFormatError
+from .normalized_string import BEHAVIORS
 from .pre_tokenized_string import PreTokenizedString
 
 __all__ = ["BEHAVIORS", "BEHAVIOR_JSON", "CustomPreTokenizer", "Piece", "PreTokenizer", "apply_behavior", "behavior_key"]
 
 Piece = tuple[str, int, int]
 
-BEHAVIORS = ("removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous")
 
 
 class PreTokenizer:

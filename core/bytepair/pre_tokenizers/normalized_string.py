@@ -34,10 +34,11 @@ from ..text.normal_forms import normal_form_aligned
 from .pattern import Pretokenizer
 from .pattern.safety import check_length, check_pattern
 
-__all__ = ["NormalizedString", "find_matches", "utf8_length"]
+__all__ = ["BEHAVIORS", "NormalizedString", "find_matches", "utf8_length"]
 
 Span = tuple[int, int]
-_BEHAVIORS = ("removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous")
+BEHAVIORS = ("removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous")
+"""HF's ``SplitDelimiterBehavior`` names (``split`` here, and the ``Split`` pre-tokenizer's)."""
 
 
 def utf8_length(text: str) -> int:
@@ -60,25 +61,8 @@ def _searcher_of(pattern: str) -> Pretokenizer:
 
 def _regex_matches(pattern: str, text: str) -> list[tuple[int, int]]:
     """The matches of ``pattern`` in ``text`` as Oniguruma walks them (as the ``Split``
-    pre-tokenizer's ``matches``): an empty match counts, but not one where the previous match
-    ended, and after an empty match the search goes on one character further."""
-    search = _searcher_of(pattern).searcher(text)
-    found: list[tuple[int, int]] = []
-    pos, previous_end = 0, -1
-    while pos <= len(text):
-        match = search(pos)
-        if match is None:
-            break
-        start, end = match
-        if start == end:
-            if end != previous_end:
-                found.append(match)
-                previous_end = end
-            pos = end + 1
-        else:
-            found.append(match)
-            previous_end = pos = end
-    return found
+    pre-tokenizer's ``matches``)."""
+    return list(_searcher_of(pattern).onig_walk(text))
 
 
 def _literal_matches(pattern: str, text: str) -> list[tuple[int, int]]:
@@ -437,7 +421,7 @@ class NormalizedString:
     def split(self, pattern: str | Regex, behavior: str) -> list[NormalizedString]:
         """Cut at the matches of ``pattern``; ``behavior`` (HF's names: "removed", "isolated",
         "merged_with_previous", "merged_with_next", "contiguous") says where the matches go."""
-        if behavior not in _BEHAVIORS:
+        if behavior not in BEHAVIORS:
             raise InvalidArgumentError("Wrong value for SplitDelimiterBehavior, expected one of: "
                                        "`removed, isolated, merged_with_previous, merged_with_next, contiguous`")
         matches = find_matches(pattern, self._normalized)

@@ -94,20 +94,7 @@ class Split(PreTokenizer):
     def _onig_spans(self, text: str, pos: int, previous_end: int) -> Iterator[tuple[int, int]]:
         """Oniguruma's walk from ``pos``, one search at a time (patterns that match nothing only)."""
         assert self._pretokenizer is not None
-        search = self._pretokenizer.searcher(text)
-        while pos <= len(text):
-            found = search(pos)
-            if found is None:
-                return
-            start, end = found
-            if start == end:
-                if end != previous_end:
-                    yield start, end
-                    previous_end = end
-                pos = end + 1
-            else:
-                yield start, end
-                previous_end = pos = end
+        yield from self._pretokenizer.onig_walk(text, pos, previous_end)
 
     def matches(self, text: str) -> list[tuple[int, int]]:
         """The ``(start, end)`` of each match in ``text``, as HF finds them (Oniguruma's walk for a

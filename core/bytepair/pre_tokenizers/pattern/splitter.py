@@ -387,17 +387,25 @@ class Pretokenizer:
             target_size = min(size, 2 * target_size)
         yield text[start:]
 
-    def searcher(self, text: str) -> Callable[[int], tuple[int, int] | None]:
-        """``search(pos)``: the span of the first match at or after ``pos`` (None if there is none),
-        for walks that search one match at a time; the stand-ins are swapped in once."""
+    def onig_walk(self, text: str, pos: int = 0, previous_end: int = -1) -> Iterator[tuple[int, int]]:
+        """The matches from ``pos`` as Oniguruma walks them (HF's ``Split`` and ``NormalizedString``):
+        an empty match counts, but not one where the previous match ended, and after an empty match
+        the search goes on one character further; the stand-ins are swapped in once."""
         subject = self._matchable(text) or text
         search = self._regex.search
-
-        def at(pos: int) -> tuple[int, int] | None:
+        while pos <= len(text):
             match = search(subject, pos)
-            return None if match is None else match.span()
-
-        return at
+            if match is None:
+                return
+            start, end = match.span()
+            if start == end:
+                if end != previous_end:
+                    yield start, end
+                    previous_end = end
+                pos = end + 1
+            else:
+                yield start, end
+                previous_end = pos = end
 
     def bounds(self, text: str, parts: list[str] | None = None) -> tuple[list[str], list[int], list[int]]:
         """Every match of ``text``, its start and its end, in C loops: ``re.split`` by the pattern in
