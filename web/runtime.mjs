@@ -16,18 +16,20 @@
 // and their build. In browsers the wasm module is kept there too: reading it back from the HTTP
 // cache costs more than compiling it anew.
 //
-// Where a warm start's time goes under Node, Deno and Bun (o200k_base; the worker thread's own CPU
-// time over load(), /proc/thread-self/schedstat, on a shared 2-core machine): Node 20 287 ms, Node 22
-// 267, Node 24 241, Deno 263, Bun 294; Node 20's split: reads, checks and Pyodide's JS imported 64
-// (its 1.25 MB module compiled: ~25), Pyodide's module factory 30, WebAssembly.instantiate 25,
-// Emscripten's dynamic linking 78 (a table slot and a WebAssembly.Global per export, 8,560; a small
-// wasm module compiled per JavaScript function of its 280 GOT.func imports), the memory copied in
-// 25, Pyodide's Python-side bootstrap 44 (wasm compiled lazily as it first runs), the bridge 4. The
-// table indices the linking hands out are held in the snapshot's memory, so none of that is ours to
-// skip; before load() the worker thread starts (~30 ms for an empty one under Node 20), after it
-// the open's answer (~10). Pyodide also reads pyodide.asm.wasm and python_stdlib.zip from disk again
-// itself: the wasm it instantiates is the module compiled from our checked bytes
-// (installHostWasmShim), the stdlib is its own second read of the file we checked.
+// Where a warm start's time goes under Node (o200k_base; the worker thread's own CPU time from its
+// start to the end of load(), /proc/thread-self/schedstat, medians of 7-11 warm starts on a shared
+// 2-core machine at a load average of ~7): Node 20 237 ms, Node 22 238, Node 24 254. Node 20's
+// split: the thread's start, its modules, the reads and checks (the 38.9 MB stored snapshot's
+// CRC-32 ~10) and Pyodide's JavaScript (its module factory compiled with V8's code cache:
+// compileFactory) 85; the wasm compile awaited 12; WebAssembly.instantiate and Emscripten's dynamic
+// linking 80 (a table slot and a WebAssembly.Global per export, 8,834 Globals in all; a small wasm
+// module per JavaScript function of its 260 GOT.func imports, compiled once per signature:
+// installSmallModuleCache); the memory copied in 24; Pyodide's Python-side bootstrap 36 (wasm
+// compiled lazily as it first runs); the bridge 2. The table indices the linking hands out are held
+// in the snapshot's memory, so the linking is not ours to skip. Pyodide also reads
+// pyodide.asm.wasm and python_stdlib.zip from disk again itself: the wasm it instantiates is the
+// module compiled from our checked bytes (installHostWasmShim), the stdlib is its own second read of
+// the file we checked (handing it ours instead measured no different).
 //
 // Progress: { loaded, total, phase } with phase "fetching" while bytes arrive, then "compiling"
 // (the wasm module), "starting" (Python, from a snapshot), "ranks" (building the first encoding or
@@ -35,13 +37,20 @@
 
 import { EMBEDDED } from "./embedded.mjs";
 import { beginCall, endCall, interruptBuffer } from "./interrupts.mjs";
-import { encodeSnapshot, restoreInto, snapshotHeader } from "./snapshot.mjs";
+import { encodeSnapshot, restoreInto, snapshotHeader, xxh32 } from "./snapshot.mjs";
 import { RuntimeSnapshots, snapshotFolder } from "./stored.mjs";
 import {
-  AssetReader, DATA_DIR, IS_NODE, MIME, VerifiedLoader, bpError, installFetchShim, installHostWasmShim, installWasmShim, nodeModule, pyodideModules, sha256,
+  AssetReader, DATA_DIR, IS_NODE, MIME, VerifiedLoader, bpError, installFetchShim, installHostWasmShim, installSmallModuleCache, installWasmShim, nodeModule, pyodideModules, sha256,
 } from "./verified.mjs";
 
 export { nodeModule } from "./verified.mjs";
+
+/** The name V8's code cache is kept under here: this V8, and the flags it runs with (V8 refuses a
+ * cache made under other flags). */
+function codeTag(v8Flags) {
+  const flags = [process.versions.v8, process.arch, ...process.execArgv, process.env.NODE_OPTIONS ?? "", v8Flags].join("\n");
+  return `v8-${xxh32(new TextEncoder().encode(flags)).toString(16).padStart(8, "0")}`;
+}
 
 export class Runtime {
   /** Start Pyodide with bytepair; `firstEncoding`'s ranks are fetched in the same progress count.
@@ -50,7 +59,7 @@ export class Runtime {
    * any) is read and checked meanwhile, and Pyodide's JavaScript is imported meanwhile; Pyodide
    * starts when all of that is done. With a stored runtime snapshot neither the shipped snapshot
    * nor the ranks built in it are fetched; if restoring it fails, the start falls back to them. */
-  static async load({ assetsUrl, onProgress, firstEncoding, firstTokenizer, control }) {
+  static async load({ assetsUrl, onProgress, firstEncoding, firstTokenizer, control, v8Flags = "" }) {
     const started = performance.now();
     const mark = (name) => (timings[name] = performance.now() - started);
     // When load() began, in ms since this realm's time origin: a Node worker thread has its process's
@@ -107,8 +116,12 @@ export class Runtime {
       }
       bytes[files.wasm] = loader.load(files.wasm, wasm);
     }
-    // Pyodide's JavaScript, imported once the reads above have begun (compiling it holds this thread).
-    const modules = pyodideModules(reader, files, bytes);
+    // Pyodide's JavaScript, imported once the reads above have begun (compiling it holds this thread);
+    // under Node, its factory compiled with V8's code cache kept beside the stored snapshot, for this
+    // V8 and its flags (`v8Flags`: those the process set itself, which V8's cache is keyed on too).
+    const code = folder?.keepsCode && reader.base.startsWith("file:") ? { tag: codeTag(v8Flags), cached: null } : null;
+    if (code) code.cached = RuntimeSnapshots.code(folder, key, code.tag).catch(() => null);
+    const modules = pyodideModules(reader, files, bytes, code);
     const stash = await stashed;
 
     // The origin's own snapshot of a started runtime, if a page of this bundle stored one.
@@ -171,11 +184,13 @@ export class Runtime {
       };
       options.createPyodideModule = async (moduleArg) => {
         const restore = wasm.how === "early" ? installHostWasmShim(wasm, wasmBytes.length, mark) : () => {};
+        const restoreModule = installSmallModuleCache();
         let module;
         try {
           module = await asm.default(moduleArg);
           mark("pyodide: instantiated and linked");
         } finally {
+          restoreModule();
           restore();
         }
         const touched = module.HEAP8.length;
@@ -195,6 +210,7 @@ export class Runtime {
     const canStore = folder !== null;
     const runtime = new Runtime(manifest, loader, timings, prefetched);
     runtime.served = served; // loadPackages hands Pyodide verified wheels through it
+    Object.assign(runtime, { code, codeFolder: folder, codeKey: key });
     if (warm) {
       try {
         runtime.pyodide = await boot(warm, false);
@@ -220,6 +236,7 @@ export class Runtime {
     bridge.destroy();
     runtime.call("use_verified_data_dir", DATA_DIR); // ensureEncoding checks every file it writes there
     runtime.wasmModule = wasmBytes; // the verified pyodide.asm.wasm, which snapshots are stored against
+    if (code) mark(code.compiled?.accepted ? "code cache: used" : "code cache: none");
     mark("started");
     return runtime;
   }
@@ -256,9 +273,26 @@ export class Runtime {
       const stored = encodeSnapshot(raw, null); // kept here only: the raw form, quicker to restore
       raw = null;
       const ms = (await RuntimeSnapshots.put(this.snapshotFolder, key, stored, { encodings }, this.wasmModule)) ? performance.now() - t0 : -1;
+      if (ms >= 0) await this.storeCode();
       this.timings["runtime snapshot: stored"] = ms;
       return ms;
     })().catch(() => -1);
+  }
+
+  /** Keep V8's code cache of Pyodide's factory (verified.mjs's compileFactory) for the next start,
+   * made now: it holds every function that has run so far. Once, and only if this start compiled
+   * the factory without one (none kept, or V8 refused it); false if nothing was stored. A cold start
+   * stores it with its snapshot, so the first warm start has it; a warm start without one (another
+   * Node, other flags) stores it before its first open is answered (worker.mjs) or after its
+   * command (cli.mjs). */
+  async storeCode() {
+    const { code } = this;
+    this.code = null;
+    if (!code?.compiled || code.compiled.accepted) return false;
+    const t0 = performance.now();
+    const stored = await RuntimeSnapshots.putCode(this.codeFolder, this.codeKey, code.tag, code.compiled.script.createCachedData());
+    this.timings["code cache: stored"] = performance.now() - t0;
+    return stored;
   }
 
   /** The verified, gzip-compressed tokenizer.json of a tokenizer prepared at build time (fetched

@@ -3,7 +3,7 @@
 // restores one straight into WebAssembly memory instead of starting from the shipped snapshot and
 // building its encodings' ranks again (runtime.mjs decides when to store and restore).
 //
-// Why a module of its own: both places hold the same three files per key and follow the same rules
+// Why a module of its own: both places hold the same files per key and follow the same rules
 // (written whole under a temporary name, then moved; the .json last; each file checked against it
 // before use); only how bytes reach a folder differs, which is each folder's four methods here.
 //
@@ -16,7 +16,10 @@
 // where the JavaScript XXH32, run once in a fresh worker, took 45-110 ms), XXH32 where zlib has no
 // crc32. The .json names it (`crc32` or `xxh32`): one written under the other is a miss. The key is
 // the sha256 of the bundle's manifest.json, so a new bundle never meets an old snapshot. A file that
-// fails its check is removed.
+// fails its check is removed. Under Node, beside them: `bytepair-runtime-<key>.<tag>.code`, V8's code
+// cache of Pyodide's module factory for one V8 and its flags (`tag`; see RuntimeSnapshots.code),
+// which carries its own checksum (it is written after the .json when a warm start had none), and
+// which only makes a start quicker: one that is missing or fails its check is compiled without.
 //
 // The host's folder: $BYTEPAIR_CACHE_DIR if set; else $XDG_CACHE_HOME/bytepair or ~/.cache/bytepair
 // (Linux and other Unixes), ~/Library/Caches/bytepair (macOS), %LOCALAPPDATA%\bytepair\Cache
@@ -29,7 +32,7 @@
 //   const stored = await RuntimeSnapshots.get(folder, key, meta);   // checked, or null
 
 import { xxh32, storedLength } from "./snapshot.mjs";
-import { readWhole } from "./verified.mjs";
+import { CODE_CACHE, readWhole } from "./verified.mjs";
 
 /** import() of a host module by name (bundlers for the browser must not resolve it: see backends.mjs). */
 const hostModule = (name) => import(/* webpackIgnore: true */ /* @vite-ignore */ name);
@@ -101,6 +104,7 @@ async function hostFolder() {
   return {
     keep: 2,
     keepsWasm: false,
+    keepsCode: CODE_CACHE,
     checksum: typeof zlib.crc32 === "function" ? { name: "crc32", of: (bytes) => zlib.crc32(bytes) >>> 0 } : XXH32,
     dir,
     async read(name) {
@@ -130,6 +134,8 @@ async function hostFolder() {
     touch: (name) => fs.utimes(at(name), new Date(), new Date()).catch(() => {}),
   };
 }
+
+const CODE_MAGIC = "BPCODE1\0";
 
 /** The browser's checksum, and the host's where node:zlib has no crc32 (see the top of this module). */
 const XXH32 = { name: "xxh32", of: xxh32 };
@@ -192,6 +198,48 @@ export const RuntimeSnapshots = {
 
   async forget(folder, key) {
     for (const ext of [".json", ".bin", ".wasm"]) await folder?.remove(`${this.prefix}${key}${ext}`).catch(() => {});
+    if (folder?.keepsCode) for (const name of await this.codeNames(folder, key)) await folder.remove(name).catch(() => {});
+  },
+
+  /** The names of `key`'s kept code caches, newest first. */
+  async codeNames(folder, key) {
+    const names = await folder.names().catch(() => []);
+    return names.filter((name) => name.startsWith(`${this.prefix}${key}.`) && name.endsWith(".code"));
+  },
+
+  /** V8's code cache of Pyodide's module factory (verified.mjs's compileFactory) kept beside `key`'s
+   * snapshot for `tag` (the V8 and the flags it was made under: V8 refuses a cache made under other
+   * flags, and the CLI runs with --liftoff-only), checked against the checksum it was written with;
+   * null if there is none, and one that fails is removed. Stored form: "BPCODE1\0", the folder's
+   * checksum of V8's bytes (u32, little-endian), V8's bytes. */
+  async code(folder, key, tag) {
+    if (!folder?.keepsCode) return null;
+    const name = `${this.prefix}${key}.${tag}.code`;
+    const bytes = await folder.read(name);
+    if (!bytes) return null;
+    const data = bytes.subarray(12);
+    const sum = bytes.length > 12 ? new DataView(bytes.buffer, bytes.byteOffset, 12).getUint32(8, true) : -1;
+    if (new TextDecoder().decode(bytes.subarray(0, 8)) === CODE_MAGIC && sum === folder.checksum.of(data)) return data;
+    await folder.remove(name);
+    return null;
+  },
+
+  /** Keep `data` as `key`'s code cache for `tag` (see code), and at most two others of `key`'s. */
+  async putCode(folder, key, tag, data) {
+    if (!folder?.keepsCode) return false;
+    try {
+      const bytes = new Uint8Array(12 + data.length);
+      bytes.set(new TextEncoder().encode(CODE_MAGIC));
+      new DataView(bytes.buffer).setUint32(8, folder.checksum.of(data), true);
+      bytes.set(data, 12);
+      const name = `${this.prefix}${key}.${tag}.code`;
+      await folder.write(name, bytes);
+      const others = (await this.codeNames(folder, key)).filter((other) => other !== name);
+      for (const other of others.slice(2)) await folder.remove(other);
+      return true;
+    } catch {
+      return false;
+    }
   },
 
   /** Store `stored` under `key` (with `wasmBytes` where the folder keeps them), removing the files of

@@ -95,9 +95,10 @@ async function onRequest(data) {
     };
     const svc = await service;
     const { result, transfer } = await svc.handle(op, args, { emit, id });
-    // The first open stores a snapshot of the started runtime for the next page; answer once it
-    // is written, since the page may close right after this answer.
-    if (op === "open") await svc.runtime.snapshotStored;
+    // The first open stores a snapshot of the started runtime for the next page (and V8's code
+    // cache, where this start had none: Runtime.storeCode); answer once they are written, since the
+    // page may close right after this answer.
+    if (op === "open") await Promise.all([svc.runtime.snapshotStored, svc.runtime.storeCode()]);
     reply(id, result, transfer);
     if (op === "open" && !warmedUp) warmUp(svc, result.key ?? result.name);
   } catch (err) {

@@ -59,6 +59,7 @@ for (const text of texts) {
 }
 const timings = await o200k.backend.request("timings", {});
 out.warm = "runtime snapshot: hit" in timings;
+out.code = "code cache: used" in timings;
 out.node = process.versions.node;
 o200k.dispose();
 gpt2.dispose();
@@ -155,9 +156,12 @@ def test_runtime_ids_equal_the_reference_and_start_warm(runtime: str, project: P
         assert out["o200k"] == want["o200k"], runtime
         assert out["json"] == want["json"], runtime
         assert out["warm"] == (round_ == "warm"), f"{runtime} {round_}: {sorted((tmp_path / 'cache').glob('*'))}"
+        # Under Node, the cold start kept V8's code cache of Pyodide's factory with its snapshot.
+        assert out["code"] == (round_ == "warm" and runtime.startswith("node")), f"{runtime} {round_}"
         if runtime.removeprefix("node") in node_majors():  # that Node ran, not the machine's
             assert out["node"] == node_majors()[runtime.removeprefix("node")]
-    assert sorted(p.suffix for p in (tmp_path / "cache").iterdir()) == [".bin", ".json"]
+    kept = [".bin", ".code", ".json"] if runtime.startswith("node") else [".bin", ".json"]
+    assert sorted(p.suffix for p in (tmp_path / "cache").iterdir()) == kept
 
 
 def _probe(command: list[str], project: Path, env: dict) -> dict:
@@ -198,6 +202,24 @@ def test_corrupted_cached_snapshot_is_not_used(project: Path, tmp_path: Path) ->
     corrupt()
     assert not _probe([NODE, "probe.mjs"], project, env)["warm"]  # checked, refused, cold
     assert _probe([NODE, "probe.mjs"], project, env)["warm"]  # and stored soundly again
+
+
+def test_corrupted_code_cache_is_not_used(project: Path, tmp_path: Path) -> None:
+    """Bytes flipped in V8's code cache kept beside the snapshot (web/stored.mjs): its checksum fails,
+    so it is removed and the start compiles Pyodide's factory without it (warm all the same, and
+    right), then keeps a sound one, which the next start uses."""
+    cache = tmp_path / "cache"
+    env = {**OFFLINE, "BYTEPAIR_CACHE_DIR": str(cache)}
+    assert not _probe([NODE, "probe.mjs"], project, env)["warm"]
+    (code,) = cache.glob("*.code")
+    data = bytearray(code.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    code.write_bytes(bytes(data))
+    out = _probe([NODE, "probe.mjs"], project, env)
+    assert out["warm"] and not out["code"]
+    assert code.read_bytes() != bytes(data)  # stored again, before the open was answered
+    out = _probe([NODE, "probe.mjs"], project, env)
+    assert out["warm"] and out["code"]
 
 
 def test_runtime_cache_can_be_turned_off(project: Path, tmp_path: Path) -> None:
