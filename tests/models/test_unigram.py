@@ -18,6 +18,7 @@ from bytepair.errors import InvalidInputError, VocabFormatError
 from bytepair.models import Unigram
 from bytepair.models.unigram.lattice import PieceTable, best_path, fuse_unknown, lattice_nodes, path_ends, viterbi
 from bytepair.models.unigram.sampling import nbest_paths, sample_nbest, sample_path
+from bytepair.models.unigram.spans import Cut
 
 tokenizers = pytest.importorskip("tokenizers")
 
@@ -267,3 +268,25 @@ def test_fast_viterbi_equals_the_plain_best_path(seed: int, text: str, with_unkn
     assert model._path_ids(text, want) == reference
     if text:
         assert model.encode_piece(text) == reference
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 10**6), st.text(alphabet=ALPHABET + "\U0001F600ü<>0", max_size=30), st.booleans())
+def test_span_readers_equal_the_best_cut(seed: int, text: str, with_unk_text: bool) -> None:
+    """``TokenSpans``' readers (``spelled``: in C; ``read_off``: token by token) place the tokens of
+    a piece where its best cut does, or do not answer; never elsewhere. Unknown runs beside
+    pieces that begin with a character without a one-character entry, byte fallback, and the
+    unknown token's own text in the piece (``<unk>`` matched as an entry) included."""
+    rnd = random.Random(seed)
+    byte_fallback = seed % 3 == 0
+    model = Unigram([tuple(entry) for entry in _random_vocab(rnd, byte_fallback)], unk_id=0, byte_fallback=byte_fallback)
+    piece = text + "<unk>" if with_unk_text else text
+    best = model._best_cut(piece)
+    ids = tuple(itertools.chain.from_iterable(run for _, _, run in best))
+    want = Cut.of(best)
+    spelled, read = model._spans.spelled(piece, ids), model._spans.read_off(piece, ids)
+    assert spelled is None or spelled == want
+    assert read is None or Cut.of(read) == want
+    assert model._spans.cut(piece, ids) == want
+    if not byte_fallback and "<unk>" not in piece:
+        assert spelled is not None or any(run[0] == 0 for *_, run in best)  # (no unknown run: always spelled)

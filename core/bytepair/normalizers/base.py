@@ -16,6 +16,7 @@ from typing import Any
 
 from ..errors import InvalidInputError, UnsavableError
 from ..pre_tokenizers.normalized_string import NormalizedString
+from .edits import Edits, character_edits
 
 __all__ = ["Alignment", "CustomNormalizer", "Normalizer", "PerCharacter", "Sequence", "identity_alignment"]
 
@@ -63,6 +64,14 @@ class Normalizer:
     def normalize_aligned(self, text: str) -> tuple[str, Alignment | None]:
         raise NotImplementedError
 
+    def normalize_edits(self, text: str) -> tuple[str, Edits | None] | None:
+        """The normalized text and its alignment as :class:`~bytepair.normalizers.edits.Edits` (the
+        input characters that did not become one character each; None: there are none), where
+        every output character comes from one input character; None where that is not known to
+        hold (the pipeline then asks :meth:`normalize_aligned`). Tests hold ``edits.aligned()``
+        equal to ``normalize_aligned``'s alignment."""
+        return None
+
     def clear_memos(self) -> None:
         """Forget what this normalizer remembers of the text it has seen (none here; Precompiled and
         BertNormalizer keep bounded memos). A tokenizer's ``engine.cache.clear()`` calls it."""
@@ -90,6 +99,15 @@ class PerCharacter(Normalizer):
         for i, mapped in enumerate(out):
             align.extend([(i, i + 1)] * len(mapped))
         return joined, align
+
+    def normalize_edits(self, text: str) -> tuple[str, Edits | None] | None:
+        """Each distinct character mapped once; the changes found by :func:`character_edits`.
+
+        >>> PerCharacter("Lowercase", str.lower).normalize_edits("İx")
+        ('i̇x', Edits(changed=[(0, 2)], length=2))
+        """
+        outs = {ch: self._map(ch) for ch in set(text)}
+        return "".join(map(outs.__getitem__, text)), character_edits(text, outs)
 
     def to_json(self) -> dict[str, Any]:
         return {"type": self.name}
@@ -119,6 +137,23 @@ class Sequence(Normalizer):
                 # normalizer's character inserted at the very start, HF's (0, 0)) stays empty.
                 align = inner if align is None else [(align[s][0], align[e - 1][1]) if e > s else _empty_at(align, s) for s, e in inner]
         return text, align
+
+    def normalize_edits(self, text: str) -> tuple[str, Edits | None] | None:
+        """Each step's changes composed (:meth:`Edits.then`); None if a step cannot give its own.
+
+        >>> from .text import Prepend, Replace
+        >>> Sequence([Replace(" ", "▁"), Prepend("▁")]).normalize_edits("a b")
+        ('▁a▁b', Edits(changed=[(0, 2)], length=3))
+        """
+        edits: Edits | None = None
+        for step in self.steps:
+            found = step.normalize_edits(text)
+            if found is None:
+                return None
+            text, inner = found
+            if inner is not None:
+                edits = inner if edits is None else edits.then(inner)
+        return text, edits
 
     @property  # type: ignore[override]
     def savable(self) -> bool:

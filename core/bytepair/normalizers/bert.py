@@ -22,13 +22,11 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import cached_property
-from itertools import compress, repeat
-from operator import ne
 from typing import Any
 
 from ..bulk import LastText
 from .base import Alignment, Normalizer, PerCharacter, Sequence
-from .edits import Edits
+from .edits import Edits, character_edits
 from .unicode import NFD
 
 __all__ = ["BertNormalizer"]
@@ -115,10 +113,6 @@ def _mark(ch: str) -> str:
 PROBE_CHARS = 1 << 12
 """From this length on, ``normalize`` reads a text's distinct characters first, to skip the passes
 that would change nothing (a set costs less than one regex pass over the text)."""
-
-_FEW_UNEVEN = 64
-"""Up to this many distinct characters whose output is not one character are found by a regex of
-them (``normalize_edits``); past it, every character's output length is read."""
 
 
 def _leads_with_mark(ch: str) -> bool:
@@ -231,15 +225,7 @@ class BertNormalizer(Normalizer):
             return None
         if normalized is None:
             normalized = "".join(map(outs.__getitem__, text))  # (a third of normalize's time: no regex passes)
-        uneven = [ch for ch, out in outs.items() if len(out) != 1]
-        if not uneven:
-            return normalized, None
-        if len(uneven) > _FEW_UNEVEN:  # (a CJK text: each ideograph spaced)
-            lengths = list(map(len, map(outs.__getitem__, text)))
-            changed = list(compress(range(len(text)), map(ne, lengths, repeat(1))))
-            return normalized, Edits(list(zip(changed, map(lengths.__getitem__, changed))), len(text))
-        pattern = re.compile("[" + "".join(map(re.escape, uneven)) + "]")
-        return normalized, Edits([(found.start(), len(outs[found.group()])) for found in pattern.finditer(text)], len(text))
+        return normalized, character_edits(text, outs)
 
     def _reference_normalize_aligned(self, text: str) -> tuple[str, Alignment | None]:
         """The steps in turn, each with its alignment (``base.Sequence``)."""

@@ -13,21 +13,31 @@ changes (:meth:`Edits.offsets`); the character-by-character forms are derived wh
 [0, 2, 3, 3, 3, 4]
 >>> list(edits.offsets([0, 1, 3], [1, 2, 6], 100))
 [(100, 101), (102, 103), (103, 105)]
+
+Steps of a :class:`~bytepair.normalizers.Sequence` whose alignments are each of this kind (every
+output character from one input character: Replace, Prepend, per-character maps, Precompiled's
+one-character rewrites) give their changes, and :meth:`Edits.then` composes them, so a converted
+SentencePiece model's normalizer (Precompiled and four Replace steps) is aligned without a pair
+per character either.
 """
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator
-from itertools import chain, islice, repeat
-from operator import add, le, sub
+from itertools import chain, compress, islice, repeat
+from operator import add, le, ne, sub
 from typing import NamedTuple
 
-__all__ = ["Edits"]
+__all__ = ["Edits", "character_edits"]
 
 SPARSE_TOKENS_PER_EDIT = 8
 """Offsets are shifted change by change (a few Python steps each) while there are at least this
 many tokens per change; past that (a CJK text), read off the whole list of sources in C."""
+FEW_UNEVEN = 64
+"""Up to this many distinct characters whose output is not one character are found by a regex of
+them (:func:`character_edits`); past it, every character's output length is read."""
 
 
 class Edits(NamedTuple):
@@ -51,6 +61,27 @@ class Edits(NamedTuple):
         """``normalize_aligned``'s form: each normalized character's ``(start, end)`` in the segment."""
         sources = self.sources()
         return list(zip(sources, map(add, sources, repeat(1))))
+
+    def then(self, later: Edits | None) -> Edits:
+        """These changes followed by ``later``'s (``later`` edits this one's output): each change of
+        ``later`` at an output character counts against the input character that one came from.
+
+        >>> Edits([(1, 0), (3, 3)], 5).then(Edits([(0, 2), (3, 0)], 6))  # "a\x07b中c": a doubled, 中 gone
+        Edits(changed=[(0, 2), (1, 0), (3, 2)], length=5)
+        """
+        if later is None or not later.changed:
+            return self
+        counts = dict(self.changed)
+        changes = iter(self.changed)
+        pending = next(changes, None)
+        grown = 0  # output characters minus input ones before ``pending``
+        for at, n in later.changed:
+            while pending is not None and at >= pending[0] + grown + pending[1]:
+                grown += pending[1] - 1
+                pending = next(changes, None)
+            source = pending[0] if pending is not None and at >= pending[0] + grown else at - grown
+            counts[source] = counts.get(source, 1) - 1 + n
+        return Edits(sorted(item for item in counts.items() if item[1] != 1), self.length)
 
     def offsets(self, starts: list[int], ends: list[int], base: int, *, ordered: bool = False) -> Iterator[tuple[int, int]]:
         """Tokens spanning ``[starts[k], ends[k])`` of the normalized segment (none empty)
@@ -85,3 +116,21 @@ class Edits(NamedTuple):
 
 def _ordered(values: list[int]) -> bool:
     return all(map(le, values, islice(values, 1, None)))
+
+
+def character_edits(text: str, outs: dict[str, str]) -> Edits | None:
+    """The changes of ``text`` rewritten character by character as ``outs`` says (every character
+    of ``text`` a key): those whose output is not one character; None where there are none.
+
+    >>> character_edits("a\x07b中", {"a": "a", "\x07": "", "b": "b", "中": " 中 "})
+    Edits(changed=[(1, 0), (3, 3)], length=4)
+    """
+    uneven = [ch for ch, out in outs.items() if len(out) != 1]
+    if not uneven:
+        return None
+    if len(uneven) > FEW_UNEVEN:  # (a CJK text: each ideograph spaced)
+        lengths = list(map(len, map(outs.__getitem__, text)))
+        changed = list(compress(range(len(text)), map(ne, lengths, repeat(1))))
+        return Edits(list(zip(changed, map(lengths.__getitem__, changed))), len(text))
+    pattern = re.compile("[" + "".join(map(re.escape, uneven)) + "]")
+    return Edits([(found.start(), len(outs[found.group()])) for found in pattern.finditer(text)], len(text))

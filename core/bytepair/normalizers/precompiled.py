@@ -29,6 +29,7 @@ from typing import Any
 
 from ..formats.charsmap import CharsMap
 from .base import Alignment, Normalizer
+from .edits import Edits, character_edits
 
 __all__ = ["Precompiled", "graphemes", "translate", "walk"]
 
@@ -258,6 +259,27 @@ class Precompiled(Normalizer):
             return text, None
         return "".join(c for c, _ in tags), walk(tags, len(text))
 
+    def normalize_edits(self, text: str) -> tuple[str, Edits | None] | None:
+        """Where every grapheme of ``text`` is one character, its rewrite and the characters not
+        rewritten as one (a removal aligns nothing, as ``walk`` reads HF's tags); None otherwise,
+        or where a removal's count lands on no tag or on an inserted one (``_removals_aligned``).
+
+        >>> norm = Precompiled(CharsMap.build({"™": "TM", "\x1e": ""}))
+        >>> norm.normalize_edits("a™g\x1e"), norm.normalize_edits("a™\x1eg")
+        (('aTMg', Edits(changed=[(1, 2), (3, 0)], length=4)), None)
+        """
+        dirty = self._dirty(text)
+        if not dirty:
+            return text, None
+        table = self._single_characters(text, dirty)
+        if table is None:
+            return None
+        get = table.get
+        edits = character_edits(text, {ch: get(ord(ch), ch) for ch in set(text)})
+        if edits is not None and not _removals_aligned(edits):
+            return None
+        return translate(text, table), edits
+
     def reference_normalize_aligned(self, text: str) -> tuple[str, Alignment | None]:
         """The plain form: every grapheme of the text looked up (tests hold the two equal)."""
         tags: list[tuple[str, int]] = []
@@ -267,6 +289,27 @@ class Precompiled(Normalizer):
 
     def to_json(self) -> dict[str, Any]:
         return {"type": "Precompiled", "precompiled_charsmap": base64.b64encode(self.charsmap.blob).decode("ascii")}
+
+
+def _removals_aligned(edits: Edits) -> bool:
+    """Whether ``walk`` aligns each output character with the one input character it came from:
+    a removal adds its count to the tag put out last, which must be a replacing one (the last
+    character before the removed ones became one character). Where the text begins with removed
+    characters (no tag yet) or they follow a character that grew (its last tag is an inserted one,
+    which the count turns into a replacing one), ``walk`` aligns by position instead.
+
+    >>> _removals_aligned(Edits([(1, 0), (2, 0)], 4)), _removals_aligned(Edits([(0, 2), (1, 0)], 2))
+    (True, False)
+    """
+    counts = dict(edits.changed)
+    for index, n in edits.changed:
+        if n == 0:
+            before = index - 1
+            while counts.get(before) == 0:
+                before -= 1
+            if before < 0 or counts.get(before, 1) > 1:
+                return False
+    return True
 
 
 _REPLACED_RULES = 24

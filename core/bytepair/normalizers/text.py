@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from itertools import chain, repeat
 from typing import Any
 
 from ..formats.component_json import Regex, pattern_argument
 from ..pre_tokenizers.pattern.safety import check_length, check_pattern
 from ..pre_tokenizers.pattern.translate import translate
 from .base import Alignment, Normalizer, PerCharacter, identity_alignment
+from .edits import Edits
 
 __all__ = ["Lowercase", "Nmt", "Prepend", "Replace", "Strip", "StripAccents"]
 
@@ -33,6 +35,13 @@ class Strip(Normalizer):
         if start == 0 and end == len(text):
             return text, None
         return text[start:end], [(i, i + 1) for i in range(start, end)]
+
+    def normalize_edits(self, text: str) -> tuple[str, Edits | None] | None:
+        start = len(text) - len(text.lstrip()) if self.left else 0
+        end = max(start, len(text.rstrip())) if self.right else len(text)
+        if start == 0 and end == len(text):
+            return text, None
+        return text[start:end], Edits([(i, 0) for i in chain(range(start), range(end, len(text)))], len(text))
 
     def to_json(self) -> dict[str, Any]:
         return {"type": "Strip", "strip_left": self.left, "strip_right": self.right}
@@ -76,6 +85,31 @@ class Replace(Normalizer):
         align.extend((i, i + 1) for i in range(pos, len(text)))
         return "".join(out), align
 
+    def normalize_edits(self, text: str) -> tuple[str, Edits | None] | None:
+        """As :meth:`normalize_aligned`, the changes only: a match's characters removed but its
+        last, which becomes ``content``.
+
+        >>> Replace(Regex(" {2,}"), " ").normalize_edits("a   b"), Replace(" ", "▁").normalize_edits("a b")
+        (('a b', Edits(changed=[(1, 0), (2, 0)], length=5)), ('a▁b', None))
+        """
+        if not self.is_regex and len(self.pattern) == 1 and len(self.content) == 1:
+            return text.replace(self.pattern, self.content), None  # one character for one
+        spans = [match.span() for match in self._regex.finditer(text)]
+        if not spans:
+            return text, None
+        if any(s == e for s, e in spans):
+            return None  # (empty matches: normalize_aligned's own rule)
+        width = len(self.content)
+        changed = [item for s, e in spans for item in chain(zip(range(s, e - 1), repeat(0)), ((e - 1, width),))
+                   if item[1] != 1]
+        out = []
+        pos = 0
+        for s, e in spans:
+            out += (text[pos:s], self.content)
+            pos = e
+        out.append(text[pos:])
+        return "".join(out), Edits(changed, len(text)) if changed else None
+
     def to_json(self) -> dict[str, Any]:
         return {"type": "Replace", "pattern": {"Regex" if self.is_regex else "String": self.pattern}, "content": self.content}
 
@@ -93,6 +127,11 @@ class Prepend(Normalizer):
         if not text:
             return text, None
         return self.prepend + text, [(0, 1)] * len(self.prepend) + identity_alignment(len(text))
+
+    def normalize_edits(self, text: str) -> tuple[str, Edits | None] | None:
+        if not text or not self.prepend:
+            return text, None
+        return self.prepend + text, Edits([(0, 1 + len(self.prepend))], len(text))
 
     def to_json(self) -> dict[str, Any]:
         return {"type": "Prepend", "prepend": self.prepend}

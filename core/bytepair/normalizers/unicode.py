@@ -15,6 +15,7 @@ from typing import Any
 
 from ..text.normal_forms import normal_form_aligned
 from .base import Alignment, Normalizer
+from .edits import Edits
 
 __all__ = ["NFC", "NFD", "NFKC", "NFKD", "UnicodeNormalizer"]
 
@@ -48,6 +49,10 @@ class UnicodeNormalizer(Normalizer):
 
     def normalize_aligned(self, text: str) -> tuple[str, Alignment | None]:
         return normal_form_aligned(self.form, text)
+
+    def normalize_edits(self, text: str) -> tuple[str, Edits | None] | None:
+        """Unchanged text as it is; any other: None (``normalize_aligned`` aligns it)."""
+        return (text, None) if text.isascii() or unicodedata.is_normalized(self.form, text) else None
 
     def to_json(self) -> dict[str, Any]:
         return {"type": self.form}

@@ -32,7 +32,7 @@ from ..models.bpe.long_pieces import LONG_PIECE_CHARS
 from ..normalizers.edits import Edits
 from ..processors.base import Piecewise
 
-__all__ = ["Entry", "PieceFields", "append_fields", "fields_entry_bytes", "relative_spans", "to_original"]
+__all__ = ["Entry", "PieceFields", "append_fields", "fields_entry_bytes", "relative_spans", "shifted_spans", "to_original"]
 
 Entry = tuple[tuple[int, ...], tuple[str, ...], tuple[int, ...], tuple[int, ...]]
 """A piece's ids, its token strings (where the model names them itself; else empty, the strings
@@ -123,6 +123,24 @@ def relative_spans(piece: str, lengths: Sequence[int]) -> tuple[tuple[int, ...],
     return tuple(bounds[:-1]), tuple(bounds[1:])
 
 
+def shifted_spans(starts: list[int], ends: list[int], shift: int, width: int) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """Tokens spanning ``[starts[k], ends[k])`` of a piece that has ``shift`` characters put in
+    front of the ``width`` characters of text it stands for (Metaspace's ``"▁"``) -> their spans
+    in that text, by the pipeline's rule (``_token_char_spans``): a token of put-in characters only
+    spans the text's first character. None for an empty token or a shorter piece (the rule then
+    places them).
+
+    >>> shifted_spans([0, 1, 4], [1, 4, 6], 1, 5)
+    ((0, 0, 3), (1, 3, 5))
+    """
+    if shift < 0 or any(map(ge, starts, ends)):
+        return None
+    if not shift:
+        return tuple(starts), tuple(ends)
+    least = 1 if width else 0
+    return tuple(map(max, map(sub, starts, repeat(shift)), repeat(0))), tuple(map(max, map(sub, ends, repeat(shift)), repeat(least)))
+
+
 def append_fields(out: Piecewise, fields: PieceFields, pieces: list[str], starts: list[int], ends: list[int], *,
                   ids_of: Callable[[str], tuple[int, ...]], token_of: Callable[[int], str] | None, type_id: int,
                   word: int, shift: int,
@@ -160,9 +178,12 @@ def append_fields(out: Piecewise, fields: PieceFields, pieces: list[str], starts
         tokens: Any = map(token_of, ids)
     else:
         widths = list(map(sub, ends, starts))
-        entries: list[Entry] = list(map(fields.__getitem__, pieces))
-        for i in compress(range(len(pieces)), map(ne, map(len, pieces), widths)):  # pieces a pre-tokenizer rewrote
-            entries[i] = fields.entry_of(pieces[i], widths[i])  # (Metaspace's "▁" put in front): made for their width
+        rewritten = list(compress(range(len(pieces)), map(ne, map(len, pieces), widths)))  # by a pre-tokenizer
+        if not rewritten:
+            entries: list[Entry] = list(map(fields.__getitem__, pieces))
+        else:  # (Metaspace's "▁" put in front): each made for its width, not kept
+            entries = [fields.entry_of(piece, width) if len(piece) != width else fields[piece]
+                       for piece, width in zip(pieces, widths)]
         per_piece = list(map(_IDS, entries))
         counts = list(map(len, per_piece))
         ids = list(chain.from_iterable(per_piece))

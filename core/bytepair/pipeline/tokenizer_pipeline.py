@@ -31,7 +31,7 @@ from ..processors.base import Piecewise
 from ..text.checks import repair_surrogates
 from ..text.offsets import token_spans
 from .engine import Engine
-from .piece_fields import Entry, PieceFields, append_fields, relative_spans, to_original
+from .piece_fields import Entry, PieceFields, append_fields, relative_spans, shifted_spans, to_original
 
 __all__ = ["TokenizerPipeline"]
 
@@ -251,7 +251,10 @@ class TokenizerPipeline:
         if len(ids) == 1 and len(piece) == width and self._whole:  # one token, the whole piece as written
             return ids, tuple(model.piece_tokens(piece, ids)[:1]) if named else (), _ZERO, (width,)
         found = None
-        if len(piece) == width and not self._byte_starts:
+        spans_of = getattr(model, "piece_char_spans", None)  # (Unigram: its tokens' spans as it cut the piece)
+        if spans_of is not None:
+            found = shifted_spans(*spans_of(piece, ids), len(piece) - width, width)
+        elif len(piece) == width and not self._byte_starts:
             found = relative_spans(piece, model.piece_byte_lengths(piece, ids))
         if found is not None and len(found[0]) == len(ids):
             starts, ends = found

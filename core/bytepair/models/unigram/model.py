@@ -21,17 +21,20 @@ import json
 import math
 import os
 from collections.abc import Sequence
-from itertools import accumulate
+from itertools import chain, compress, repeat
 from random import Random
 from typing import Any
 
 from ...errors import InvalidArgumentError, VocabFormatError
 from ..token import Token
 from .lattice import UNK_PENALTY, PieceTable, best_path, fuse_unknown, lattice_nodes
+from .spans import TokenSpans
 from .stretches import BestPaths
 from .sampling import sample_nbest, sample_path
 
 __all__ = ["TRAINER", "Unigram"]
+
+
 
 TRAINER: Any = None
 """The trainer class of this family, set by ``trainers/unigram.py`` when it is imported."""
@@ -73,8 +76,8 @@ class Unigram:
         self.min_score = min((score for _, score in self.vocab), default=math.inf)
         self.unk_score = self.min_score - UNK_PENALTY
         self._byte_ids = [self._ids.get(f"<0x{b:02X}>") for b in range(256)] if self.byte_fallback else []
-        self._not_written = frozenset([*self._byte_ids, unk_id]) - {None}  # tokens whose text is not the piece's
-        self._last_match: tuple[str, tuple[int, ...], list[tuple[int, int, tuple[int, ...]]]] | None = None
+        self._spans = TokenSpans([piece for piece, _ in self.vocab], unk_id, self._byte_ids, self._best_cut)
+        """Where each token of a piece stands (``spans.py``), for offsets and token strings."""
         # "▁" never inside a piece: every "▁" of a text starts a stretch no piece crosses (long
         # pieces, as Metaspace without split gives, are cut there; ``_best``).
         self._cut = "\u2581" if not any("\u2581" in piece[1:] for piece in self._ids) else None
@@ -242,8 +245,15 @@ class Unigram:
     def piece_tokens(self, piece: str, ids: tuple[int, ...]) -> list[str]:
         """The token strings of ``ids`` (which this model gave ``piece``) as HF's ``Encoding``
         shows them: an unknown run's token is the run's own text."""
+        starts, ends, runs = self._spans.cut(piece, ids)
+        if runs is None:  # a token a span: the vocabulary's strings, an unknown run's own text
+            tokens = list(map(self._spans.texts.__getitem__, ids))
+            if self.unk_id is not None and self.unk_id in ids:
+                for k in compress(range(len(ids)), map(self.unk_id.__eq__, ids)):
+                    tokens[k] = piece[starts[k]:ends[k]]
+            return tokens
         out = []
-        for start, end, run in self._match(piece, ids):
+        for start, end, run in zip(starts, ends, runs):
             if len(run) == 1 and run[0] == self.unk_id:
                 out.append(piece[start:end])
             else:
@@ -260,78 +270,33 @@ class Unigram:
         all start where the run does)."""
         return [s for s, _ in self._byte_spans(piece, ids)]
 
+    def piece_char_spans(self, piece: str, ids: tuple[int, ...]) -> tuple[list[int], list[int]]:
+        """Each of ``ids``' first and end characters in ``piece`` (a byte-fallback run's tokens each
+        the whole run, as HF's): :meth:`piece_byte_lengths` in characters, for the pipeline's bulk
+        path (its byte-wise rule, ``_token_char_spans``, is the reference).
+
+        >>> Unigram([("<unk>", 0.0), ("a", -1.0), ("b", -2.0), ("ab", -2.5)], unk_id=0).piece_char_spans("abxyab", (3, 0, 3))
+        ([0, 2, 4], [2, 4, 6])
+        """
+        starts, ends, runs = self._spans.cut(piece, ids)
+        if runs is None:
+            return starts, ends
+        counts = list(map(len, runs))
+        return list(chain.from_iterable(map(repeat, starts, counts))), list(chain.from_iterable(map(repeat, ends, counts)))
+
     def _byte_spans(self, piece: str, ids: tuple[int, ...]) -> list[tuple[int, int]]:
+        starts, ends, runs = self._spans.cut(piece, ids)
         out = []
         pos = 0
-        for start, end, run in self._match(piece, ids):
+        for start, end, run in zip(starts, ends, runs if runs is not None else zip(ids)):
             n = len(piece[start:end].encode("utf-8", "surrogatepass"))
             out.extend([(pos, n)] * len(run))
             pos += n
         return out
 
-    def _match(self, piece: str, ids: tuple[int, ...]) -> list[tuple[int, int, tuple[int, ...]]]:
-        """The spans of ``ids`` in ``piece``: cut by the tokens' lengths where their texts written in
-        turn are the piece (no unknown or byte token), else the best cut when it gives these ids
-        (always, but for sampled ids), else found by walking the ids over the piece. The last
-        piece's answer is kept: its tokens, lengths and starts each ask for it (and a piece of a
-        whole text, as Metaspace without split gives, would be cut three times)."""
-        ids = tuple(ids)
-        last = self._last_match
-        if last is not None and last[1] == ids and last[0] == piece:
-            return last[2]
-        found = self._as_written(piece, ids)
-        if found is None:
-            cut = self._tokens(piece, self.segments(piece, sample=False))
-            if tuple(i for _, run, _ in cut for i in run) == ids:
-                found = [(s, e, run) for _, run, (s, e) in cut]
-            else:
-                found = self._walk(piece, 0, list(ids), 0) or [(0, len(piece), ids)]
-        self._last_match = (piece, ids, found)
-        return found
-
-    def _as_written(self, piece: str, ids: tuple[int, ...]) -> list[tuple[int, int, tuple[int, ...]]] | None:
-        """The spans of ``ids`` if their tokens' texts, one after another, are ``piece`` (then their
-        lengths cut it, whatever cut the model chose); None otherwise.
-
-        >>> Unigram([("<unk>", 0.0), ("a", -1.0), ("bc", -2.0)], unk_id=0)._as_written("abc", (1, 2))
-        [(0, 1, (1,)), (1, 3, (2,))]
-        """
-        if self._not_written.intersection(ids):
-            return None
-        try:
-            tokens = [self.vocab[i][0] for i in ids]
-        except (IndexError, TypeError):
-            return None
-        if "".join(tokens) != piece:
-            return None
-        ends = list(accumulate(map(len, tokens)))
-        return list(zip([0, *ends[:-1]], ends, [(i,) for i in ids]))
-
-    def _walk(self, piece: str, pos: int, ids: list[int], k: int) -> list[tuple[int, int, tuple[int, ...]]] | None:
-        if k == len(ids):
-            return [] if pos == len(piece) else None
-        token_id = ids[k]
-        token = self.vocab[token_id][0] if 0 <= token_id < len(self.vocab) else ""
-        if token_id != self.unk_id and token and piece.startswith(token, pos) and not self._is_byte(token_id):
-            rest = self._walk(piece, pos + len(token), ids, k + 1)
-            if rest is not None:
-                return [(pos, pos + len(token), (token_id,))] + rest
-        if token_id == self.unk_id or self._is_byte(token_id):
-            for end in range(pos + 1, len(piece) + 1):
-                if token_id == self.unk_id:
-                    run, used = (token_id,), 1
-                else:
-                    data = piece[pos:end].encode("utf-8", "surrogatepass")
-                    run, used = tuple(ids[k:k + len(data)]), len(data)
-                    if run != tuple(self._byte_ids[b] for b in data):
-                        continue
-                rest = self._walk(piece, end, ids, k + used)
-                if rest is not None:
-                    return [(pos, end, run)] + rest
-        return None
-
-    def _is_byte(self, token_id: int) -> bool:
-        return self.byte_fallback and token_id in self._byte_ids
+    def _best_cut(self, piece: str) -> list[tuple[int, int, tuple[int, ...]]]:
+        """The best cut's spans and their ids (``spans.TokenSpans``' last resort but one)."""
+        return [(s, e, run) for _, run, (s, e) in self._tokens(piece, self.segments(piece, sample=False))]
 
     def nbest(self, piece: str, n: int) -> list[list[str]]:
         """The ``n`` best segmentations of ``piece`` as token strings, best first (HF's lattice
