@@ -109,6 +109,20 @@ def median_time(fn: Callable[[], Any], repeats: int, before: Callable[[], Any] |
     return statistics.median(times)
 
 
+def timed_both(fn: Callable[[], Any]) -> tuple[float, float]:
+    """Wall and CPU seconds of ``fn()`` (CPU: this process's; on a loaded machine the steadier one)."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    fn()
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def all_fields(encoding: Any) -> int:
+    """Reads every field of an HF-style ``Encoding`` (tokens, offsets, word ids, masks): bytepair
+    builds the fields beside the ids when first read, HF in ``encode``."""
+    return (len(encoding.tokens) + len(encoding.offsets) + len(encoding.word_ids) + len(encoding.attention_mask)
+            + len(encoding.special_tokens_mask) + len(encoding.type_ids))
+
+
 def digest(ids: Sequence[int]) -> str:
     """A short fingerprint of an id list (sha256 of the ids as 32-bit words), to compare ids across
     processes and with the browser pages; ``fresh_process.py`` computes the same."""

@@ -29,7 +29,8 @@ from collections.abc import Callable, Sequence  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
 from typing import Any  # noqa: E402
 
-from bench.common import CORE, CORPUS, PERFORMANCE, command_line, load_corpus, log, md_table, parser, replace_section  # noqa: E402
+from bench.common import (CORE, CORPUS, PERFORMANCE, all_fields, command_line, load_corpus, log, md_table, parser,  # noqa: E402
+                          replace_section, timed_both)
 
 sys.path.insert(0, str(CORE))
 
@@ -112,19 +113,6 @@ def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
     return time.perf_counter() - start, out
 
 
-def timed_both(fn: Callable[[], Any]) -> tuple[float, float]:
-    """Wall and CPU seconds of ``fn()`` (CPU: this process's; on a loaded machine the steadier one)."""
-    wall, cpu = time.perf_counter(), time.process_time()
-    fn()
-    return time.perf_counter() - wall, time.process_time() - cpu
-
-
-def _all_fields(encoding: Any) -> int:
-    """Reads every field of an ``Encoding`` (tokens, offsets, word ids, masks)."""
-    return (len(encoding.tokens) + len(encoding.offsets) + len(encoding.word_ids) + len(encoding.attention_mask)
-            + len(encoding.special_tokens_mask) + len(encoding.type_ids))
-
-
 def bench_encode(rows: Sequence[EncodeRow], corpus: dict[str, str], repeats: int) -> tuple[list[list[str]], list[str]]:
     import bytepair
     import tokenizers
@@ -146,7 +134,7 @@ def bench_encode(rows: Sequence[EncodeRow], corpus: dict[str, str], repeats: int
                     ids[lib] = encoding.ids
                     # Every field read (bytepair builds tokens, offsets and word ids when first read):
                     tok = module.Tokenizer.from_str(text_json)
-                    seconds, cpu = timed_both(lambda: _all_fields(tok.encode(text, add_special_tokens=False)))
+                    seconds, cpu = timed_both(lambda: all_fields(tok.encode(text, add_special_tokens=False)))
                     times[lib + "-all"].append(seconds)
                     times[lib + "-all-cpu"].append(cpu)
             if ids["hf"] != ids["bytepair"]:

@@ -29,7 +29,8 @@ from collections.abc import Callable, Sequence  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
-from bench.common import CORE, CORPUS, PERFORMANCE, command_line, load_corpus, log, md_table, parser, replace_section  # noqa: E402
+from bench.common import (CORE, CORPUS, PERFORMANCE, all_fields, command_line, load_corpus, log, md_table, parser,  # noqa: E402
+                          replace_section, timed_both)
 
 sys.path.insert(0, str(CORE))
 
@@ -44,10 +45,12 @@ WHERE_TIME_GOES = (
     "candidate nodes; the rest is the normalizer (20-30 ms) and joining the ids. The Viterbi keeps at each end only "
     "its best node `(id, score, length)` and reads the path back by the lengths; a new stretch with an unknown run is "
     "fused straight from those nodes. The trainer pauses the cycle collector during `learn` and drops the words' "
-    "matches of seeds gone once the pieces have halved. Not in the table: the other fields (offsets, tokens) of a "
-    "first pass, which HF's `encode` builds too: for a converted SentencePiece model whose Metaspace does not split "
-    "(the whole text one piece), reading the offsets after `encode` still takes ~2.3 s on 400 kB of de, HF's whole "
-    "encode 0.24-0.6 s. What was tried and not kept is under \"Tried and dropped\" (Unigram lines)."
+    "matches of seeds gone once the pieces have halved. Every field read: the text is normalized again with its "
+    "alignment kept as the characters not rewritten as one (`normalizers/edits.py`, composed over the converted "
+    "normalizer's five steps), the tokens' spans are read off the one piece by the ids in C (each unknown token the "
+    "next whole run of characters without a one-character entry: `models/unigram/spans.py`), and offsets, tokens "
+    "and word ids are built by C loops; for 100k tokens that is 0.15-0.3 s of Python beside HF's 0.03-0.05 s in "
+    "`encode`. What was tried and not kept is under \"Tried and dropped\" (Unigram lines)."
 )
 
 
@@ -77,8 +80,10 @@ def bench_encode(corpus: dict[str, str], model: Path, repeats: int) -> tuple[lis
     table, mismatches = [], []
     for name in ENCODE_FILES:
         text = corpus[name]
-        times: dict[str, list[float]] = {"hf": [], "bytepair": [], "spm": [], "bytepair spm": []}
+        times: dict[str, list[float]] = {"hf": [], "bytepair": [], "spm": [], "bytepair spm": [], "hf-all": [],
+                                         "bytepair-all": [], "hf-all-cpu": [], "bytepair-all-cpu": []}
         ids: dict[str, list[int]] = {}
+        fields: dict[str, tuple[list[str], list[tuple[int, int]]]] = {}
         for _ in range(repeats):
             runs = (("hf", lambda: tokenizers.Tokenizer.from_str(json_text), lambda t: t.encode(text, add_special_tokens=False).ids),
                     ("bytepair", lambda: bytepair.Tokenizer.from_str(json_text), lambda t: t.encode(text, add_special_tokens=False).ids),
@@ -89,7 +94,21 @@ def bench_encode(corpus: dict[str, str], model: Path, repeats: int) -> tuple[lis
                 seconds, out = timed(lambda: run(tok))
                 times[lib].append(seconds)
                 ids[lib] = out
-        same_hf = ids["hf"] == ids["bytepair"]
+            # Every field read (tokens, offsets, word ids, masks), each library fresh again:
+            for lib, module in (("hf", tokenizers), ("bytepair", bytepair)):
+                tok = module.Tokenizer.from_str(json_text)
+                encoding: Any = None
+
+                def encode_all() -> None:
+                    nonlocal encoding
+                    encoding = tok.encode(text, add_special_tokens=False)
+                    all_fields(encoding)
+
+                seconds, cpu = timed_both(encode_all)
+                times[lib + "-all"].append(seconds)
+                times[lib + "-all-cpu"].append(cpu)
+                fields[lib] = (encoding.tokens, encoding.offsets)
+        same_hf = ids["hf"] == ids["bytepair"] and fields["hf"] == fields["bytepair"]
         same_spm = ids["spm"] == ids["bytepair spm"]
         if not (same_hf and same_spm):
             mismatches.append(name)
@@ -97,7 +116,9 @@ def bench_encode(corpus: dict[str, str], model: Path, repeats: int) -> tuple[lis
         med = {k: statistics.median(v) for k, v in times.items()}
         log(f"{name}: " + ", ".join(f"{k} {v:.3f}s" for k, v in med.items()))
         table.append([name, f"{mb:.2f}", f"{len(ids['hf']):,}", f"{mb / med['hf']:.2f}", f"{mb / med['bytepair']:.2f}",
-                      f"{med['hf'] / med['bytepair']:.2f}×", f"{mb / med['spm']:.2f}", f"{mb / med['bytepair spm']:.2f}",
+                      f"{med['hf'] / med['bytepair']:.2f}×", f"{mb / med['hf-all']:.2f}", f"{mb / med['bytepair-all']:.2f}",
+                      f"{med['hf-all'] / med['bytepair-all']:.2f}×", f"{med['hf-all-cpu'] / med['bytepair-all-cpu']:.2f}×",
+                      f"{mb / med['spm']:.2f}", f"{mb / med['bytepair spm']:.2f}",
                       f"{med['spm'] / med['bytepair spm']:.2f}×", "yes" if same_hf else "**no**", "yes" if same_spm else "**no**"])
     return table, mismatches
 
@@ -149,11 +170,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         "medians, the libraries taking turns.",
         "### First pass: a fresh tokenizer encodes a whole corpus file (Unigram 8k trained by sentencepiece on en+de+fr)",
         "HF and bytepair load the same converted `tokenizer.json`; sentencepiece and `bytepair.SentencePieceProcessor` "
-        "the `.model`.",
+        "the `.model`. `.ids` only (bytepair builds the other fields when first read; HF in `encode`), then every "
+        "field read (tokens, offsets, word ids, masks) from a fresh tokenizer again; the converted normalizer and "
+        "Metaspace without split make the whole text one piece.",
         md_table([("text", "l"), ("MB", "r"), ("tokens", "r"), ("HF MB/s", "r"), ("bytepair MB/s", "r"),
-                  ("bytepair speed vs HF", "r"), ("sentencepiece MB/s", "r"), ("bytepair spm MB/s", "r"),
-                  ("bytepair speed vs sentencepiece", "r"), ("same ids as HF", "l"), ("same ids as sentencepiece", "l")],
-                 encode_table),
+                  ("bytepair speed vs HF", "r"), ("HF MB/s, all fields", "r"), ("bytepair MB/s, all fields", "r"),
+                  ("bytepair speed vs HF, all fields", "r"), ("the same by CPU time", "r"), ("sentencepiece MB/s", "r"),
+                  ("bytepair spm MB/s", "r"), ("bytepair speed vs sentencepiece", "r"),
+                  ("same ids, tokens and offsets as HF", "l"), ("same ids as sentencepiece", "l")], encode_table),
         "### Training with UnigramTrainer (`train_from_iterator` after Metaspace, counting included)",
         md_table([("corpus", "l"), ("MB", "r"), ("vocab", "r"), ("HF s", "r"), ("bytepair s", "r"),
                   ("bytepair time vs HF", "r"), ("pieces in both", "r")], train_table),
