@@ -119,8 +119,8 @@ def _ordered(values: list[int]) -> bool:
 
 
 def character_edits(text: str, outs: dict[str, str]) -> Edits | None:
-    """The changes of ``text`` rewritten character by character as ``outs`` says (every character
-    of ``text`` a key): those whose output is not one character; None where there are none.
+    """The changes of ``text`` rewritten character by character as ``outs`` says (a character not
+    in it stays as it is): those whose output is not one character; None where there are none.
 
     >>> character_edits("a\x07b中", {"a": "a", "\x07": "", "b": "b", "中": " 中 "})
     Edits(changed=[(1, 0), (3, 3)], length=4)
@@ -129,7 +129,7 @@ def character_edits(text: str, outs: dict[str, str]) -> Edits | None:
     if not uneven:
         return None
     if len(uneven) > FEW_UNEVEN:  # (a CJK text: each ideograph spaced)
-        lengths = list(map(len, map(outs.__getitem__, text)))
+        lengths = list(map(len, map(outs.get, text, text)))
         changed = list(compress(range(len(text)), map(ne, lengths, repeat(1))))
         return Edits(list(zip(changed, map(lengths.__getitem__, changed))), len(text))
     pattern = re.compile("[" + "".join(map(re.escape, uneven)) + "]")

@@ -105,8 +105,10 @@ class Precompiled(Normalizer):
         self.charsmap = CharsMap(blob)
         self._memo: dict[str, str | None] = {}
         self._memo_chars = 0
-        self._starts: dict[str, bool] = {}
-        self._joins: dict[str, bool] = {}
+        self._seen: set[str] = set()  # characters looked at, and of them those that
+        self._starting: set[str] = set()  # begin some rule
+        self._joining: set[str] = set()  # may join the character before them (a combining mark, a joiner, CR)
+        self._rewrites: dict[str, str] = {}  # and what those that begin a rule become alone, where it is a rule
         self._patterns: dict[str, re.Pattern[str]] = {}
         self._pattern_chars = 0
 
@@ -114,7 +116,7 @@ class Precompiled(Normalizer):
         """Forget every memo (what each chunk becomes, which characters begin or join a rule, the
         compiled window patterns): each is bounded (``MEMO_ENTRIES``, ``MEMO_CHARS``), and this
         empties them all (a tokenizer's ``engine.cache.clear()`` calls it)."""
-        for memo in (self._memo, self._starts, self._joins, self._patterns):
+        for memo in (self._memo, self._seen, self._starting, self._joining, self._rewrites, self._patterns):
             memo.clear()
         self._memo_chars = self._pattern_chars = 0
 
@@ -132,18 +134,25 @@ class Precompiled(Normalizer):
         return found  # type: ignore[return-value]
 
     def _dirty(self, text: str) -> list[str]:
-        """The characters of ``text`` that begin some rule (the others pass through unchanged)."""
-        memo = self._starts
-        out = []
-        if len(memo) > MEMO_ENTRIES:  # one entry per distinct character seen: bounded too
-            memo.clear()
-        for ch in set(text):
-            found = memo.get(ch)
-            if found is None:
-                found = memo[ch] = ch != "\x00" and self.charsmap.starts_key(ch.encode("utf-8", "surrogatepass"))
-            if found:
-                out.append(ch)
-        return out
+        """The characters of ``text`` that begin some rule (the others pass through unchanged); each
+        character is looked at once and sorted into sets, so a text costs a few set operations in C."""
+        chars = set(text)
+        new = chars - self._seen
+        if new:
+            if len(self._seen) + len(new) > MEMO_ENTRIES:  # one entry per distinct character seen: bounded too
+                for memo in (self._seen, self._starting, self._joining, self._rewrites):
+                    memo.clear()
+                new = chars
+            for ch in new:
+                if ch != "\x00" and self.charsmap.starts_key(ch.encode("utf-8", "surrogatepass")):
+                    self._starting.add(ch)
+                    norm = self._transform(ch)
+                    if norm is not None:
+                        self._rewrites[ch] = norm
+                if ch == "\r" or _extends(ch):
+                    self._joining.add(ch)
+            self._seen |= new
+        return list(chars & self._starting) if self._starting else []
 
     def _windows(self, text: str, dirty: list[str]) -> list[tuple[int, int]]:
         """The stretches of whole graphemes around every character that begins a rule, merged."""
@@ -195,22 +204,12 @@ class Precompiled(Normalizer):
 
     def _single_characters(self, text: str, dirty: list[str]) -> dict[int, str] | None:
         """Where every grapheme of ``text`` is one character (no combining mark, joiner or CR), the
-        rewrite of each character that has one (for ``str.translate``); None otherwise."""
-        memo = self._joins
-        if len(memo) > MEMO_ENTRIES:
-            memo.clear()
-        for ch in set(text):
-            joins = memo.get(ch)
-            if joins is None:
-                joins = memo[ch] = ch == "\r" or _extends(ch)
-            if joins:
-                return None
-        table = {}
-        for ch in dirty:
-            norm = self._transform(ch)
-            if norm is not None:
-                table[ord(ch)] = norm
-        return table
+        rewrite of each character that has one (for ``str.translate``); None otherwise. (``_dirty``
+        has looked at each character of ``text``.)"""
+        if not self._joining.isdisjoint(text):
+            return None
+        rewrites = self._rewrites
+        return {ord(ch): rewrites[ch] for ch in rewrites.keys() & dirty}
 
     def normalize(self, text: str) -> str:
         dirty = self._dirty(text)
@@ -274,8 +273,7 @@ class Precompiled(Normalizer):
         table = self._single_characters(text, dirty)
         if table is None:
             return None
-        get = table.get
-        edits = character_edits(text, {ch: get(ord(ch), ch) for ch in set(text)})
+        edits = character_edits(text, {chr(code): norm for code, norm in table.items()})
         if edits is not None and not _removals_aligned(edits):
             return None
         return translate(text, table), edits

@@ -124,21 +124,28 @@ def relative_spans(piece: str, lengths: Sequence[int]) -> tuple[tuple[int, ...],
 
 
 def shifted_spans(starts: list[int], ends: list[int], shift: int, width: int) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
-    """Tokens spanning ``[starts[k], ends[k])`` of a piece that has ``shift`` characters put in
-    front of the ``width`` characters of text it stands for (Metaspace's ``"▁"``) -> their spans
-    in that text, by the pipeline's rule (``_token_char_spans``): a token of put-in characters only
-    spans the text's first character. None for an empty token or a shorter piece (the rule then
-    places them).
+    """Tokens spanning ``[starts[k], ends[k])`` of a piece (none empty, in order: as a model's
+    ``piece_char_spans`` gives them) that has ``shift`` characters put in front of the ``width``
+    characters of text it stands for (Metaspace's ``"▁"``) -> their spans in that text, by the
+    pipeline's rule (``_token_char_spans``): a token of put-in characters only spans the text's
+    first character. None for a piece shorter than its text (the rule then places its tokens).
 
     >>> shifted_spans([0, 1, 4], [1, 4, 6], 1, 5)
     ((0, 0, 3), (1, 3, 5))
     """
-    if shift < 0 or any(map(ge, starts, ends)):
+    if shift < 0:
         return None
     if not shift:
         return tuple(starts), tuple(ends)
-    least = 1 if width else 0
-    return tuple(map(max, map(sub, starts, repeat(shift)), repeat(0))), tuple(map(max, map(sub, ends, repeat(shift)), repeat(least)))
+    out = []
+    for values, least in ((starts, 0), (ends, 1 if width else 0)):
+        moved = list(map(sub, values, repeat(shift)))
+        k = 0
+        while k < len(moved) and moved[k] < least:  # (in order: only the first tokens can fall short)
+            moved[k] = least
+            k += 1
+        out.append(tuple(moved))
+    return out[0], out[1]
 
 
 def append_fields(out: Piecewise, fields: PieceFields, pieces: list[str], starts: list[int], ends: list[int], *,

@@ -36,7 +36,7 @@ _HEAD = itemgetter(slice(0, 1))
 
 
 class Cut(NamedTuple):
-    """A piece's spans in order: ``starts[k]``, ``ends[k]`` in characters, stood for by the ids
+    """A piece's spans in order, none empty: ``starts[k]``, ``ends[k]`` in characters, stood for by the ids
     ``runs[k]`` (a byte-fallback run by all its byte tokens); ``runs`` None: one id a span, the ids
     in order."""
 
@@ -114,7 +114,7 @@ class TokenSpans:
             if len(runs) != len(at) or not all(map(self.single.__contains__, map(_HEAD, following))):
                 return None
             deque(map(words.__setitem__, at, runs), maxlen=0)
-        if "".join(words) != piece:
+        if "" in words or "".join(words) != piece:
             return None
         bounds = list(accumulate(map(len, words), initial=0))
         return Cut(bounds[:-1], bounds[1:], None)
