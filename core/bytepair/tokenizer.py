@@ -284,7 +284,9 @@ class Tokenizer(TokenizerStages, TokenizerFiles, TokenizerStreams, TokenizerBatc
             processor = self.post_processor if self.post_processor is not None else PostProcessor()
             ids = processor.process(first_ids, second_ids, add_special_tokens).ids
             # Built as it was encoded: without truncation even if some is set before the fields are read.
-            return Encoded(ids, build=lambda: self._encode_full(sequence, pair, add_special_tokens, pad=False, truncate=False),
+            # (Without padding or truncation, every token is attended to and nothing overflows.)
+            return Encoded(ids, {"attention_mask": [1] * len(ids), "overflowing": []},
+                           build=lambda: self._encode_full(sequence, pair, add_special_tokens, pad=False, truncate=False),
                            n_sequences=1 if pair is None else 2)
         return self._encode_full(sequence, pair, add_special_tokens, pad=self._padding is not None)
 

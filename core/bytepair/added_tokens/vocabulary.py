@@ -126,6 +126,8 @@ class AddedVocabulary:
         self._by_content: dict[str, AddedToken] = {}
         self._by_id: dict[int, AddedToken] = {}
         self._forms: tuple[object, dict[str, AddedToken]] | None = None  # (normalizer, form -> token)
+        self._tables: dict[tuple[bool, bool, object], tuple[dict[str, AddedToken], re.Pattern[str] | None]] = {}
+        """``split``'s table and matcher by its arguments (a text is split twice a pass)."""
         for token in tokens or []:
             self.add(token)
 
@@ -138,6 +140,7 @@ class AddedVocabulary:
         self._by_content[token.content] = token
         self._by_id[token.id] = token
         self._forms = None
+        self._tables.clear()
         return not known
 
     def add_tokens(self, tokens: Iterable[str | AddedToken], *, special: bool, id_of: Callable[[str], int | None],
@@ -247,12 +250,17 @@ class AddedVocabulary:
         ``normalized`` flag is as given (``skip_special``: leave special tokens in the text); with
         ``normalized``, the text is normalized text and ``normalizer`` what normalized it, so that
         each token is matched by its normalized content (``normalized_forms``)."""
-        if normalized:
-            table = self.normalized_forms(normalizer)
-        else:
-            table = {c: t for c, t in self._by_content.items() if not t.is_normalized}
-        contents = tuple(c for c, t in table.items() if not (skip_special and t.special))
-        matcher = _matcher(contents)
+        key = (normalized, skip_special, normalizer if normalized else None)
+        found = self._tables.get(key)
+        if found is None:
+            if normalized:
+                table = self.normalized_forms(normalizer)
+            else:
+                table = {c: t for c, t in self._by_content.items() if not t.is_normalized}
+            if len(self._tables) >= 8:  # (normalizers replaced one after another)
+                self._tables.clear()
+            found = self._tables[key] = (table, _matcher(tuple(c for c, t in table.items() if not (skip_special and t.special))))
+        table, matcher = found
         if matcher is None or not text:
             return [(text, None, 0, len(text))] if text else []
         out: list[tuple[str, int | None, int, int]] = []
