@@ -211,10 +211,11 @@ def _ms(reports: list[dict]) -> float | None:
 
 def _split(name: str, warm_ms: float | None, reports: list[dict]) -> str:
     """Where a warm start's time goes, from the runtime's marks (median run): before the worker's
-    clock (thread start, imports), the cache read and checked, the wasm compiled (from its verified
-    bytes, in the background meanwhile), the snapshot step (waiting for that compile if it is still
-    running, the module instantiated and linked by Pyodide's JavaScript, the memory restored),
-    Pyodide's finishing start."""
+    clock (thread start, imports), the cache file found (its head read and checked), the wasm
+    compiled (from its verified bytes, in the background meanwhile), the snapshot step (waiting for
+    that compile if it is still running, the module instantiated and linked by Pyodide's JavaScript,
+    the memory read from the cache file into the wasm memory and its CRC-32 checked), Pyodide's
+    finishing start."""
     runs = [r.get("timings") or {} for r in reports]
     marks = {k: statistics.median(run[k] for run in runs)
              for k in ("runtime snapshot: hit", "fetched", "wasm: compiled", "snapshot", "started")
@@ -224,9 +225,10 @@ def _split(name: str, warm_ms: float | None, reports: list[dict]) -> str:
     total = warm_ms * 1000
     compiled = f", the wasm compiled at {marks['wasm: compiled']:.0f} (in the background)" if "wasm: compiled" in marks else ""
     return (f"- {name}: {total:.0f} ms in all: {max(0.0, total - marks['started']):.0f} before the worker's clock and after its start "
-            f"(thread, imports, the open), {marks['runtime snapshot: hit']:.0f} to the cache file read and checked (CRC-32){compiled}, "
+            f"(thread, imports, the open), {marks['runtime snapshot: hit']:.0f} to the cache file found (its head read and checked){compiled}, "
             f"{marks['snapshot'] - marks['fetched']:.0f} for the snapshot step (from the last file's check: the compile awaited if "
-            f"still running, the module instantiated and linked, the memory restored), {marks['started'] - marks['snapshot']:.0f} for "
+            f"still running, the module instantiated and linked, the memory read from the cache file and its CRC-32 checked), "
+            f"{marks['started'] - marks['snapshot']:.0f} for "
             "Pyodide's finishing start")
 
 

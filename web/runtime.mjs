@@ -17,19 +17,22 @@
 // cache costs more than compiling it anew.
 //
 // Where a warm start's time goes under Node (o200k_base; the worker thread's own CPU time from its
-// start to the end of load(), /proc/thread-self/schedstat, medians of 7-11 warm starts on a shared
-// 2-core machine at a load average of ~7): Node 20 237 ms, Node 22 238, Node 24 254. Node 20's
-// split: the thread's start, its modules, the reads and checks (the 38.9 MB stored snapshot's
-// CRC-32 ~10) and Pyodide's JavaScript (its module factory compiled with V8's code cache:
-// compileFactory) 85; the wasm compile awaited 12; WebAssembly.instantiate and Emscripten's dynamic
-// linking 80 (a table slot and a WebAssembly.Global per export, 8,834 Globals in all; a small wasm
-// module per JavaScript function of its 260 GOT.func imports, compiled once per signature:
-// installSmallModuleCache); the memory copied in 24; Pyodide's Python-side bootstrap 36 (wasm
-// compiled lazily as it first runs); the bridge 2. The table indices the linking hands out are held
-// in the snapshot's memory, so the linking is not ours to skip. Pyodide also reads
-// pyodide.asm.wasm and python_stdlib.zip from disk again itself: the wasm it instantiates is the
-// module compiled from our checked bytes (installHostWasmShim), the stdlib is its own second read of
-// the file we checked (handing it ours instead measured no different).
+// start to the end of load(), /proc/thread-self/schedstat, medians of 7-13 warm starts on a shared
+// 2-core machine at a load average of ~3.5): Node 20 210 ms, Node 22 224, Node 24 189. Node 20's
+// split: the thread's start and its modules ~32, then to the stored snapshot found 16 (its head
+// read and checked), the reads and checks of the other files and Pyodide's JavaScript (its module
+// factory compiled with V8's code cache: compileFactory) 13, the wasm compile awaited 13,
+// WebAssembly.instantiate and Emscripten's dynamic linking 73 (a table slot and a
+// WebAssembly.Global per export, 8,834 Globals in all; a small wasm module per JavaScript function
+// of its 260 GOT.func imports, compiled once per signature: installSmallModuleCache), the memory
+// read from the stored snapshot's file into the wasm memory and its CRC-32 taken 28 (restoreFromFile;
+// most of it the first touch of the memory's pages), Pyodide's Python-side bootstrap 36 (wasm
+// compiled lazily as it first runs), the bridge <1. Besides: ~35 ms of wall time before the thread
+// runs our code, and a load average above the 2 cores shows as the thread waiting (~150 ms at 3.5).
+// The table indices the linking hands out are held in the snapshot's memory, so the linking is not
+// ours to skip. Pyodide also reads pyodide.asm.wasm and python_stdlib.zip from disk again itself:
+// the wasm it instantiates is the module compiled from our checked bytes (installHostWasmShim), the
+// stdlib is its own second read of the file we checked (handing it ours instead measured no different).
 //
 // Progress: { loaded, total, phase } with phase "fetching" while bytes arrive, then "compiling"
 // (the wasm module), "starting" (Python, from a snapshot), "ranks" (building the first encoding or
@@ -83,39 +86,42 @@ export class Runtime {
     // copy misses V8's code cache (functions compile lazily as they first run, ~60 ms more after
     // instantiation), and still the warm start was 0.87x as long (measured over 10 rounds of warm starts).
     // Only a folder that keeps wasm (a browser's) is looked in before the wasm is read; elsewhere
-    // the read starts beside the stored snapshot's description, and the compile with it.
+    // (the host's folder keeps none) the read begins at once, and the compile with it.
+    const wasm = {};
+    const readWasm = (kept) => {
+      if (kept) {
+        wasm.compiled = WebAssembly.compile(kept).catch(() => null);
+        wasm.how = "kept";
+        bytes[files.wasm] = Promise.resolve(kept);
+      } else if (EMBEDDED.wasm) { // compiled already; its bytes are still read: the shipped snapshot is stored against them
+        wasm.compiled = Promise.resolve(EMBEDDED.wasm);
+        wasm.how = "embedded";
+        loader.expect([files.wasm]);
+        bytes[files.wasm] = loader.load(files.wasm);
+      } else {
+        loader.expect([files.wasm]);
+        if (IS_NODE && reader.base.startsWith("file:")) {
+          // From disk (Node, Deno, Bun): compiled as soon as the bytes are read (while they are
+          // checked, and the stored snapshot's head is read and checked), in the engine's background threads,
+          // instead of by Pyodide when it starts (which reads the file again itself);
+          // installHostWasmShim hands it over once every check has passed. Compiled after the check,
+          // the start waited for it: under Deno and Bun (whose compiles are slower) it ended last of
+          // all, and under Node 20 the worker sat blocked 48-62 ms in the reads and checks where it
+          // now sits ~10 (/proc/thread-self/schedstat, medians of 5-7 warm starts).
+          wasm.compileRead = (b) => WebAssembly.compile(b).then((module) => {
+            mark("wasm: compiled");
+            return module;
+          }, () => null);
+          wasm.how = "early";
+        }
+        bytes[files.wasm] = loader.load(files.wasm, wasm);
+      }
+    };
+    if (IS_NODE) readWasm(null);
     const key = await sha256(manifestBytes);
     const folder = await folderReady;
     const stashed = RuntimeSnapshots.meta(folder, key);
-    const wasm = {};
-    const kept = folder?.keepsWasm ? await RuntimeSnapshots.wasm(folder, key, loader.entry(files.wasm), await stashed) : null;
-    if (kept) {
-      wasm.compiled = WebAssembly.compile(kept).catch(() => null);
-      wasm.how = "kept";
-      bytes[files.wasm] = Promise.resolve(kept);
-    } else if (EMBEDDED.wasm) { // compiled already; its bytes are still read: the shipped snapshot is stored against them
-      wasm.compiled = Promise.resolve(EMBEDDED.wasm);
-      wasm.how = "embedded";
-      loader.expect([files.wasm]);
-      bytes[files.wasm] = loader.load(files.wasm);
-    } else {
-      loader.expect([files.wasm]);
-      if (IS_NODE && reader.base.startsWith("file:")) {
-        // From disk (Node, Deno, Bun): compiled as soon as the bytes are read (while they are
-        // checked, and the stored snapshot is read and checked), in the engine's background threads,
-        // instead of by Pyodide when it starts (which reads the file again itself);
-        // installHostWasmShim hands it over once every check has passed. Compiled after the check,
-        // the start waited for it: under Deno and Bun (whose compiles are slower) it ended last of
-        // all, and under Node 20 the worker sat blocked 48-62 ms in the reads and checks where it
-        // now sits ~10 (/proc/thread-self/schedstat, medians of 5-7 warm starts).
-        wasm.compileRead = (b) => WebAssembly.compile(b).then((module) => {
-          mark("wasm: compiled");
-          return module;
-        }, () => null);
-        wasm.how = "early";
-      }
-      bytes[files.wasm] = loader.load(files.wasm, wasm);
-    }
+    if (!IS_NODE) readWasm(folder?.keepsWasm ? await RuntimeSnapshots.wasm(folder, key, loader.entry(files.wasm), await stashed) : null);
     // Pyodide's JavaScript, imported once the reads above have begun (compiling it holds this thread);
     // under Node, its factory compiled with V8's code cache kept beside the stored snapshot, for this
     // V8 and its flags (`v8Flags`: those the process set itself, which V8's cache is keyed on too).
@@ -166,9 +172,10 @@ export class Runtime {
     // Pyodide restores a snapshot by copying it into the memory the wasm module starts with (30 MiB,
     // grown here first for a snapshot of a runtime with its ranks built); instead, boot hands it
     // only the snapshot's header and restores the memory itself, page by page from the stored form
-    // (web/snapshot.mjs's restoreInto: no buffer of the whole snapshot, one copy instead of two).
+    // (web/snapshot.mjs's restoreInto: no buffer of the whole snapshot, one copy instead of two), or
+    // under Node, Deno and Bun straight from the stored snapshot's file (restoreFromFile: no copy).
     const boot = async (stored, makeSnapshots) => {
-      const head = snapshotHeader(stored);
+      const head = snapshotHeader(stored.head ?? stored, stored.size ?? stored.length);
       if (!head) throw bpError("AssetError", "the memory snapshot is not in bytepair's format; rebuild with `make bundle`");
       loader.report("compiling");
       const options = {
@@ -197,7 +204,8 @@ export class Runtime {
         if (touched < head.memoryLength && !module._emscripten_resize_heap(head.memoryLength)) {
           throw bpError("AssetError", `cannot grow WebAssembly memory to ${head.memoryLength} bytes for the snapshot`);
         }
-        restoreInto(stored, wasmBytes, module.HEAPU8, touched);
+        if (stored.restore) stored.restore(module.HEAPU8, touched); // read from its file and checked now
+        else restoreInto(stored, wasmBytes, module.HEAPU8, touched);
         mark("snapshot");
         return module;
       };
@@ -216,9 +224,16 @@ export class Runtime {
         runtime.pyodide = await boot(warm, false);
         for (const name of built) runtime.encodings.set(name, Promise.resolve(name));
       } catch (err) {
-        mark("runtime snapshot: failed");
+        if (warm.refused) { // read from its file, it failed its check as it was restored: a miss
+          delete timings["runtime snapshot: hit"];
+          mark("runtime snapshot: miss");
+        } else {
+          mark("runtime snapshot: failed");
+        }
         await RuntimeSnapshots.forget(folder, key);
         runtime.pyodide = null;
+      } finally {
+        warm.close?.();
       }
     }
     if (!runtime.pyodide) {

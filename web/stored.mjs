@@ -31,7 +31,8 @@
 //   const meta = await RuntimeSnapshots.meta(folder, key);
 //   const stored = await RuntimeSnapshots.get(folder, key, meta);   // checked, or null
 
-import { xxh32, storedLength } from "./snapshot.mjs";
+import { HEAD_BYTES, restoreFromFile, storedLength, xxh32 } from "./snapshot.mjs";
+import { errorFrom } from "./errors.mjs";
 import { CODE_CACHE, readWhole } from "./verified.mjs";
 
 /** import() of a host module by name (bundlers for the browser must not resolve it: see backends.mjs). */
@@ -87,7 +88,7 @@ async function opfsFolder() {
 async function hostFolder() {
   const env = globalThis.process?.env;
   if (!env || /^(0|off|no|false)$/i.test(env.BYTEPAIR_CACHE ?? "")) return null;
-  const [fs, path, os, zlib] = await Promise.all(["node:fs/promises", "node:path", "node:os", "node:zlib"].map(hostModule));
+  const [fs, path, os, zlib, fsSync] = await Promise.all(["node:fs/promises", "node:path", "node:os", "node:zlib", "node:fs"].map(hostModule));
   let dir = env.BYTEPAIR_CACHE_DIR;
   if (!dir) {
     // The environment first: os.homedir() needs --allow-sys under Deno (called only if HOME is unset).
@@ -124,6 +125,29 @@ async function hostFolder() {
       }
     },
     remove: (name) => fs.rm(at(name), { force: true }),
+    /** `name` opened to be read in parts, synchronously ({ size, readAt(target, position), close }),
+     * where the checksum can be taken in parts too (zlib's crc32); null if it is not there. */
+    open(name) {
+      if (typeof zlib.crc32 !== "function") return null;
+      let fd;
+      try {
+        fd = fsSync.openSync(at(name), "r");
+      } catch {
+        return null;
+      }
+      return {
+        size: fsSync.fstatSync(fd).size,
+        readAt(target, position) {
+          for (let done = 0; done < target.length;) {
+            const n = fsSync.readSync(fd, target, done, target.length - done, position + done);
+            if (!n) throw new RangeError("the stored snapshot is shorter than it says");
+            done += n;
+          }
+        },
+        crc32: (bytes, previous) => zlib.crc32(bytes, previous),
+        close: () => fsSync.closeSync(fd),
+      };
+    },
     /** Newest first (by modification time): put() keeps the newest keys. */
     async names() {
       const names = await fs.readdir(dir);
@@ -164,9 +188,16 @@ export const RuntimeSnapshots = {
     }
   },
 
-  /** `meta`'s stored snapshot, checked; null if there is none or it is unsound (then removed). */
+  /** `meta`'s stored snapshot, checked; null if there is none or it is unsound (then removed).
+   * Where the folder can open it to be read in parts (the host's, with zlib's crc32), only its head
+   * is read and checked here, and the rest is read straight into the wasm memory and checked then
+   * (snapshot.mjs's restoreFromFile): { head, size, restore(heap, touched), close(), refused }, whose
+   * restore throws an IntegrityError, and sets `refused`, if the checksum is not the .json's (the
+   * start then falls back to the shipped snapshot), and closes the file, as close() does. */
   async get(folder, key, meta) {
     if (!folder || !meta) return null;
+    const file = meta.crc32 !== undefined ? folder.open?.(`${this.prefix}${key}.bin`) : null;
+    if (file) return this.opened(folder, key, meta, file);
     try {
       const stored = await folder.read(`${this.prefix}${key}.bin`);
       const { name, of } = folder.checksum;
@@ -179,6 +210,41 @@ export const RuntimeSnapshots = {
     }
     await this.forget(folder, key);
     return null;
+  },
+
+  /** get's answer for a stored snapshot opened to be read in parts (`file`: see the host folder's open). */
+  async opened(folder, key, meta, file) {
+    const head = new Uint8Array(Math.min(file.size, HEAD_BYTES));
+    let sound = false;
+    try {
+      file.readAt(head, 0);
+      sound = file.size === meta.size && storedLength(head) === file.size;
+    } catch {
+      // unreadable: removed below
+    }
+    if (!sound) {
+      file.close();
+      await this.forget(folder, key);
+      return null;
+    }
+    await folder.touch?.(`${this.prefix}${key}.json`);
+    let open = true;
+    const close = () => {
+      if (open) file.close();
+      open = false;
+    };
+    const opened = { head, size: file.size, refused: false, close };
+    opened.restore = (heap, touched) => {
+      try {
+        if (restoreFromFile(head, file.readAt, heap, touched, file.crc32) !== meta.crc32) {
+          opened.refused = true;
+          throw errorFrom({ name: "IntegrityError", message: "the stored runtime snapshot failed its checksum" });
+        }
+      } finally {
+        close();
+      }
+    };
+    return opened;
   },
 
   /** The pyodide.asm.wasm kept beside `key`'s snapshot if its size is the manifest's (`entry`) and
