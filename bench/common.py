@@ -123,6 +123,16 @@ def all_fields(encoding: Any) -> int:
             + len(encoding.special_tokens_mask) + len(encoding.type_ids))
 
 
+def lines_with_fields(module: Any, json_text: str, text: str) -> tuple[float, float]:
+    """Wall and CPU seconds for a fresh ``module.Tokenizer`` (``tokenizers`` or ``bytepair``) of
+    ``json_text`` to encode ``text``'s non-blank lines one call each (HF's defaults, special tokens
+    added) and read every field of each: what a user encoding sentences gets, where each call's
+    own cost counts."""
+    tok = module.Tokenizer.from_str(json_text)
+    lines = [line for line in text.splitlines() if line.strip()]
+    return timed_both(lambda: [all_fields(tok.encode(line)) for line in lines])
+
+
 def digest(ids: Sequence[int]) -> str:
     """A short fingerprint of an id list (sha256 of the ids as 32-bit words), to compare ids across
     processes and with the browser pages; ``fresh_process.py`` computes the same."""

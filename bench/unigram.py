@@ -29,8 +29,8 @@ from collections.abc import Callable, Sequence  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
-from bench.common import (CORE, CORPUS, PERFORMANCE, all_fields, command_line, load_corpus, log, md_table, parser,  # noqa: E402
-                          replace_section, timed_both)
+from bench.common import (CORE, CORPUS, PERFORMANCE, all_fields, command_line, lines_with_fields, load_corpus, log,  # noqa: E402
+                          md_table, parser, replace_section, timed_both)
 
 sys.path.insert(0, str(CORE))
 
@@ -50,7 +50,10 @@ WHERE_TIME_GOES = (
     "normalizer's five steps), the tokens' spans are read off the one piece by the ids in C (each unknown token the "
     "next whole run of characters without a one-character entry: `models/unigram/spans.py`), and offsets, tokens "
     "and word ids are built by C loops; for 100k tokens that is 0.15-0.3 s of Python beside HF's 0.03-0.05 s in "
-    "`encode`. What was tried and not kept is under \"Tried and dropped\" (Unigram lines)."
+    "`encode`. Line by line the fields cost more than the ids: each call's fields are a second pass through the "
+    "stages (added tokens, normalizer with its changes, pre-tokenizer, the piece's spans, the post-processor), "
+    "a cost every short call pays that HF's `encode` has not (the line-by-line column). "
+    "What was tried and not kept is under \"Tried and dropped\" (Unigram lines)."
 )
 
 
@@ -81,7 +84,8 @@ def bench_encode(corpus: dict[str, str], model: Path, repeats: int) -> tuple[lis
     for name in ENCODE_FILES:
         text = corpus[name]
         times: dict[str, list[float]] = {"hf": [], "bytepair": [], "spm": [], "bytepair spm": [], "hf-all": [],
-                                         "bytepair-all": [], "hf-all-cpu": [], "bytepair-all-cpu": []}
+                                         "bytepair-all": [], "hf-all-cpu": [], "bytepair-all-cpu": [], "hf-lines": [],
+                                         "bytepair-lines": []}
         ids: dict[str, list[int]] = {}
         fields: dict[str, tuple[list[str], list[tuple[int, int]]]] = {}
         for _ in range(repeats):
@@ -108,6 +112,7 @@ def bench_encode(corpus: dict[str, str], model: Path, repeats: int) -> tuple[lis
                 times[lib + "-all"].append(seconds)
                 times[lib + "-all-cpu"].append(cpu)
                 fields[lib] = (encoding.tokens, encoding.offsets)
+                times[lib + "-lines"].append(lines_with_fields(module, json_text, text)[1])
         same_hf = ids["hf"] == ids["bytepair"] and fields["hf"] == fields["bytepair"]
         same_spm = ids["spm"] == ids["bytepair spm"]
         if not (same_hf and same_spm):
@@ -118,6 +123,7 @@ def bench_encode(corpus: dict[str, str], model: Path, repeats: int) -> tuple[lis
         table.append([name, f"{mb:.2f}", f"{len(ids['hf']):,}", f"{mb / med['hf']:.2f}", f"{mb / med['bytepair']:.2f}",
                       f"{med['hf'] / med['bytepair']:.2f}×", f"{mb / med['hf-all']:.2f}", f"{mb / med['bytepair-all']:.2f}",
                       f"{med['hf-all'] / med['bytepair-all']:.2f}×", f"{med['hf-all-cpu'] / med['bytepair-all-cpu']:.2f}×",
+                      f"{med['hf-lines'] / med['bytepair-lines']:.2f}×",
                       f"{mb / med['spm']:.2f}", f"{mb / med['bytepair spm']:.2f}",
                       f"{med['spm'] / med['bytepair spm']:.2f}×", "yes" if same_hf else "**no**", "yes" if same_spm else "**no**"])
     return table, mismatches
@@ -160,6 +166,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_parser.add_argument("--no-write", action="store_true", help="print the section instead of writing it")
     args = args_parser.parse_args(argv)
     corpus = load_corpus(CORPUS, None)
+    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         model = spm_model(corpus, Path(tmp))
         encode_table, mismatches = bench_encode(corpus, model, args.repeats)
@@ -167,15 +174,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     markdown = "\n\n".join([
         "## Unigram and SentencePiece beside HF tokenizers and sentencepiece",
         f"Command: `{command_line()}`; all libraries in one process, HF single-threaded (`RAYON_NUM_THREADS=1`); "
-        "medians, the libraries taking turns.",
+        f"medians, the libraries taking turns; load average {load_before:.1f} at the start, {os.getloadavg()[0]:.1f} "
+        f"at the end, on {os.cpu_count()} cores.",
         "### First pass: a fresh tokenizer encodes a whole corpus file (Unigram 8k trained by sentencepiece on en+de+fr)",
         "HF and bytepair load the same converted `tokenizer.json`; sentencepiece and `bytepair.SentencePieceProcessor` "
         "the `.model`. `.ids` only (bytepair builds the other fields when first read; HF in `encode`), then every "
         "field read (tokens, offsets, word ids, masks) from a fresh tokenizer again; the converted normalizer and "
-        "Metaspace without split make the whole text one piece.",
+        "Metaspace without split make the whole text one piece. Line by line: the file's lines one `encode(line)` "
+        "call each, every field read, from a fresh tokenizer (each call's own cost counts).",
         md_table([("text", "l"), ("MB", "r"), ("tokens", "r"), ("HF MB/s", "r"), ("bytepair MB/s", "r"),
                   ("bytepair speed vs HF", "r"), ("HF MB/s, all fields", "r"), ("bytepair MB/s, all fields", "r"),
-                  ("bytepair speed vs HF, all fields", "r"), ("the same by CPU time", "r"), ("sentencepiece MB/s", "r"),
+                  ("bytepair speed vs HF, all fields", "r"), ("the same by CPU time", "r"),
+                  ("line by line, all fields (CPU)", "r"), ("sentencepiece MB/s", "r"),
                   ("bytepair spm MB/s", "r"), ("bytepair speed vs sentencepiece", "r"),
                   ("same ids, tokens and offsets as HF", "l"), ("same ids as sentencepiece", "l")], encode_table),
         "### Training with UnigramTrainer (`train_from_iterator` after Metaspace, counting included)",
