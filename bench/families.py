@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
 from typing import Any  # noqa: E402
 
-from bench.common import (CORE, CORPUS, PERFORMANCE, all_fields, command_line, lines_with_fields, load_corpus, log,  # noqa: E402
+from bench.common import (CORE, CORPUS, HF_DIR, PERFORMANCE, all_fields, command_line, lines_with_fields, load_corpus, log,  # noqa: E402
                           md_table, parser, replace_section, timed_both)
 
 sys.path.insert(0, str(CORE))
@@ -64,6 +64,15 @@ def wordlevel_json(corpus: dict[str, str]) -> str:
     tok.train_from_iterator(_lines(corpus, ("en", "de", "fr")),
                             tk.trainers.WordLevelTrainer(vocab_size=20000, special_tokens=SPECIALS, show_progress=False))
     return tok.to_str()
+
+
+def gpt2_json(corpus: dict[str, str]) -> str:
+    """GPT-2's published ``tokenizer.json`` (BPE; ``make hf-data`` puts it in build/cache/hf): a row
+    for reference, where the BPE path's per-call cost shows beside the other families'."""
+    path = HF_DIR / "gpt2" / "tokenizer.json"
+    if not path.is_file():
+        raise SystemExit(f"no {path}: run `make hf-data`")
+    return path.read_text(encoding="utf-8")
 
 
 @dataclass
@@ -102,7 +111,8 @@ class TrainRow:
 
 
 ENCODE_ROWS: list[EncodeRow] = [EncodeRow("WordPiece (BERT-style, 16k)", bert_wordpiece_json),
-                                EncodeRow("WordLevel (20k)", wordlevel_json)]
+                                EncodeRow("WordLevel (20k)", wordlevel_json),
+                                EncodeRow("BPE (GPT-2's tokenizer.json, for reference)", gpt2_json, ("en", "de", "code_python"))]
 TRAIN_ROWS: list[TrainRow] = [TrainRow("WordPiece", 8000), TrainRow("WordPiece", 30000), TrainRow("BPE", 8000),
                               TrainRow("WordLevel", 30000)]
 
@@ -186,7 +196,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     encode_table, mismatches = bench_encode(ENCODE_ROWS, corpus, args.repeats)
     train_table = bench_train(TRAIN_ROWS, corpus, max(1, args.repeats // 2 + 1))
     markdown = "\n\n".join([
-        "## Families: WordPiece and WordLevel beside HF tokenizers",
+        "## Families: WordPiece and WordLevel beside HF tokenizers (and BPE for reference)",
         f"Command: `{command_line()}`; both libraries in one process, HF single-threaded "
         "(`RAYON_NUM_THREADS=1`); medians, the libraries taking turns; load average "
         f"{load_before:.1f} at the start, {os.getloadavg()[0]:.1f} at the end, on {os.cpu_count()} cores.",
