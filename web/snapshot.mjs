@@ -191,22 +191,10 @@ export function snapshotHeader(stored, size = stored.length) {
  * there already from `touched` on (the memory's length before it was grown for the snapshot:
  * nothing past it has been written), so only the left-out pages below `touched` are cleared. */
 export function restoreInto(stored, wasm, heap, touched) {
-  const { length, pages, memoryStart, bitmap, xored } = parseStored(stored);
-  const memoryLength = length - memoryStart;
-  if (heap.length < memoryLength) throw new RangeError(`wasm memory of ${heap.length} bytes, snapshot of ${memoryLength}`);
-  let offset = HEADER + bitmap.length;
-  for (let page = 0; page < pages; page++) {
-    const start = page * PAGE; // in the snapshot: Pyodide's header, then the memory
-    const end = Math.min(length, start + PAGE);
-    const from = Math.max(start, memoryStart);
-    if (isStored(bitmap, page)) {
-      if (end > memoryStart) heap.set(stored.subarray(offset + from - start, offset + end - start), from - memoryStart);
-      offset += end - start;
-    } else if (end > memoryStart && from - memoryStart < touched) {
-      heap.fill(0, from - memoryStart, end - memoryStart);
-    }
-  }
+  const copy = (target, position) => target.set(stored.subarray(position, position + target.length));
+  const { length, memoryStart, bitmap, xored } = readPages(stored, copy, heap, touched, null);
   if (!xored) return;
+  const memoryLength = length - memoryStart;
   for (const [address, data] of dataSegments(wasm)) {
     const stop = Math.min(address + data.length, memoryLength);
     for (let at = address; at < stop;) {
@@ -232,12 +220,22 @@ export function restoreInto(stored, wasm, heap, touched) {
  * `crc32(bytes, previous)`: the file's checksum is taken over its bytes in order as they are read, and
  * returned for the caller to check before anything runs. */
 export function restoreFromFile(head, readAt, heap, touched, crc32) {
-  const { length, pages, memoryStart, bitmap, xored } = parseStored(head);
+  if (parseStored(head).xored) throw new RangeError("only the raw form of a snapshot is read from its file");
+  return readPages(head, readAt, heap, touched, crc32).sum;
+}
+
+/** The pages of a stored snapshot put into `heap` (the wasm memory; `touched`: its bytes that may not
+ * be zero): each run of stored pages read by `readAt(target, position)` (the whole of target, from
+ * the stored form's `position`), the others zeroed where touched; `head`: the stored form's first
+ * bytes, through Pyodide's header. With `crc32(bytes, previous)`, the stored form's checksum is taken
+ * over its bytes in order as they are read (`sum`). Returns the header's fields and the sum. */
+function readPages(head, readAt, heap, touched, crc32) {
+  const fields = parseStored(head);
+  const { length, pages, memoryStart, bitmap } = fields;
   const memoryLength = length - memoryStart;
-  if (xored) throw new RangeError("only the raw form of a snapshot is read from its file");
   if (heap.length < memoryLength) throw new RangeError(`wasm memory of ${heap.length} bytes, snapshot of ${memoryLength}`);
-  let offset = HEADER + bitmap.length; // in the file
-  let sum = crc32(head.subarray(0, offset), 0);
+  let offset = HEADER + bitmap.length; // in the stored form
+  let sum = crc32 ? crc32(head.subarray(0, offset), 0) : 0;
   for (let page = 0; page < pages;) {
     const start = page * PAGE; // in the snapshot: Pyodide's header, then the memory
     if (!isStored(bitmap, page)) {
@@ -251,16 +249,16 @@ export function restoreFromFile(head, readAt, heap, touched, crc32) {
     while (last + 1 < pages && isStored(bitmap, last + 1)) last += 1;
     const stop = Math.min(length, (last + 1) * PAGE);
     const from = Math.max(start, memoryStart);
-    if (start < memoryStart) sum = crc32(head.subarray(offset, offset + memoryStart - start), sum); // Pyodide's header
+    if (crc32 && start < memoryStart) sum = crc32(head.subarray(offset, offset + memoryStart - start), sum); // Pyodide's header
     if (stop > from) {
       const target = heap.subarray(from - memoryStart, stop - memoryStart);
       readAt(target, offset + from - start);
-      sum = crc32(target, sum);
+      if (crc32) sum = crc32(target, sum);
     }
     offset += stop - start;
     page = last + 1;
   }
-  return sum >>> 0;
+  return { ...fields, sum: sum >>> 0 };
 }
 
 /** How many of a stored snapshot's first bytes restoreFromFile needs before the rest: the header,
