@@ -26,19 +26,19 @@ class Strip(Normalizer):
     def __init__(self, left: bool = True, right: bool = True) -> None:
         self.left, self.right = left, right
 
+    def _kept(self, text: str) -> tuple[int, int]:
+        """The ``[start, end)`` of ``text`` that stays."""
+        start = len(text) - len(text.lstrip()) if self.left else 0
+        return start, max(start, len(text.rstrip())) if self.right else len(text)
+
     def normalize_aligned(self, text: str) -> tuple[str, Alignment | None]:
-        start, end = 0, len(text)
-        if self.left:
-            start = len(text) - len(text.lstrip())
-        if self.right:
-            end = max(start, len(text.rstrip()))
+        start, end = self._kept(text)
         if start == 0 and end == len(text):
             return text, None
         return text[start:end], [(i, i + 1) for i in range(start, end)]
 
     def normalize_edits(self, text: str) -> tuple[str, Edits | None] | None:
-        start = len(text) - len(text.lstrip()) if self.left else 0
-        end = max(start, len(text.rstrip())) if self.right else len(text)
+        start, end = self._kept(text)
         if start == 0 and end == len(text):
             return text, None
         return text[start:end], Edits([(i, 0) for i in chain(range(start), range(end, len(text)))], len(text))

@@ -55,6 +55,7 @@ class TokenizerPipeline:
         self._token_strings = self._id_strings()
         self._named = self._byte_starts = False
         self._whole = True
+        self._char_spans: Callable[[str, tuple[int, ...]], tuple[list[int], list[int]]] | None = None
         self._model_flags()
         self._fields = PieceFields(self._piece_entry)
         """Each piece's tokens and their spans in it, for ``encode`` (``piece_fields.py``)."""
@@ -79,6 +80,8 @@ class TokenizerPipeline:
         # A model that may drop characters (a character-level BPE with no unknown token): a piece of
         # one token need not be all of it, so its tokens are placed by their lengths.
         self._whole = not getattr(self.model, "drops_unknown", False)
+        # A model may give its tokens' spans in characters itself (Unigram: as it cut the piece).
+        self._char_spans = getattr(self.model, "piece_char_spans", None)
 
     def clear_memos(self) -> None:
         """Empty the normalizer's memos and the pieces' fields (``engine.cache.clear()`` calls this:
@@ -251,9 +254,8 @@ class TokenizerPipeline:
         if len(ids) == 1 and len(piece) == width and self._whole:  # one token, the whole piece as written
             return ids, tuple(model.piece_tokens(piece, ids)[:1]) if named else (), _ZERO, (width,)
         found = None
-        spans_of = getattr(model, "piece_char_spans", None)  # (Unigram: its tokens' spans as it cut the piece)
-        if spans_of is not None:
-            found = shifted_spans(*spans_of(piece, ids), len(piece) - width, width)
+        if self._char_spans is not None:
+            found = shifted_spans(*self._char_spans(piece, ids), len(piece) - width, width)
         elif len(piece) == width and not self._byte_starts:
             found = relative_spans(piece, model.piece_byte_lengths(piece, ids))
         if found is not None and len(found[0]) == len(ids):

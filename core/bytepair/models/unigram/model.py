@@ -34,8 +34,6 @@ from .sampling import sample_nbest, sample_path
 
 __all__ = ["TRAINER", "Unigram"]
 
-
-
 TRAINER: Any = None
 """The trainer class of this family, set by ``trainers/unigram.py`` when it is imported."""
 
