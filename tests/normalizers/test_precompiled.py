@@ -39,6 +39,7 @@ def test_trained_maps_against_hf(variant: str) -> None:
     rnd = random.Random(5)
     texts = sample_texts(120, seed=1, longest=40) + ["".join(rnd.choice(POOL) for _ in range(rnd.randint(1, 10)))
                                                       for _ in range(400)]
+    texts.append("e\u0301\U0001F3FB")  # an emoji modifier extends a grapheme, as combining marks do
     for text in texts:
         normalized, align = ours.normalize_aligned(text)
         assert normalized == hf.normalize_str(text) == ours.normalize(text), text

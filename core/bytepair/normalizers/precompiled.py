@@ -6,7 +6,7 @@ looked up whole and, if some key is a prefix of it, replaced by the *shortest* s
 (``"\\r\\n"`` becomes what ``"\\r"`` becomes); otherwise each of its characters is looked up alone.
 sentencepiece itself takes the longest key at each byte (``normalizers/sentencepiece.py``). Graphemes
 are found by the extended rules for what occurs in such short clusters: CR LF, a control character
-alone, and any other character with its following combining marks (categories Mn, Me, Mc), ZWJ, ZWNJ and variation selectors
+alone, and any other character with its following combining marks (categories Mn, Me, Mc), ZWJ, ZWNJ, variation selectors, emoji modifiers, tag characters and halfwidth sound marks
 (``graphemes``; Hangul syllable sequences and emoji sequences are 6 bytes or more, so never looked
 up whole).
 
@@ -33,7 +33,11 @@ from .edits import Edits, character_edits
 
 __all__ = ["Precompiled", "graphemes", "translate", "walk"]
 
-_JOINERS = frozenset("\u200c\u200d") | frozenset(map(chr, range(0xFE00, 0xFE10)))
+# Characters that extend a grapheme besides the combining marks (Grapheme_Cluster_Break Extend or
+# ZWJ outside categories Mn, Me, Mc): ZWNJ, ZWJ, halfwidth katakana sound marks, emoji skin-tone
+# modifiers, tag characters; and the variation selectors (Mn: listed for clarity).
+_JOINERS = frozenset("\u200c\u200d\uff9e\uff9f") | frozenset(map(chr, (*range(0xFE00, 0xFE10), *range(0x1F3FB, 0x1F400),
+                                                                        *range(0xE0020, 0xE0080))))
 
 
 def _extends(ch: str) -> bool:
