@@ -195,6 +195,7 @@ data: $(STAMP)
 unicode-tables: $(STAMP)
 	$(PY) -m pip install --quiet 'unicodedata2==16.0.0'
 	$(PY) build/gen_unicode_tables.py
+	$(PY) build/gen_grapheme_tables.py
 
 clean:
 	rm -rf $(VENV) .venv-3.* $(BUILD_VENV) node_modules $(NODE_MAJORS)/node_modules dist site build/wheel build/npm build/cache .setuptools-build .pytest_cache

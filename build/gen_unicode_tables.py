@@ -10,9 +10,9 @@ Usage:  python build/gen_unicode_tables.py [--check]
 
 from __future__ import annotations
 
-import argparse
-import sys
 from pathlib import Path
+
+from generated import write_or_check  # build/ is the script's folder, so first on sys.path
 
 import unicodedata2 as ucd
 
@@ -90,19 +90,7 @@ def render() -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="fail if the committed file is stale")
-    args = parser.parse_args()
-    text = render()
-    if args.check:
-        if OUT.read_text(encoding="utf-8") != text:
-            print(f"{OUT} is stale: run python build/gen_unicode_tables.py", file=sys.stderr)
-            return 1
-        print(f"{OUT} is up to date")
-        return 0
-    OUT.write_text(text, encoding="utf-8")
-    print(f"wrote {OUT}")
-    return 0
+    return write_or_check(OUT, render, __doc__.splitlines()[0], "build/gen_unicode_tables.py")
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ import bytepair
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "core" / "bytepair"
-GENERATED = {"pre_tokenizers/pattern/unicode_tables.py"}
+GENERATED = {"pre_tokenizers/pattern/unicode_tables.py", "normalizers/grapheme_tables.py"}
 MAX_LINES = 500
 
 

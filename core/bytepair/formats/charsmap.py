@@ -106,6 +106,7 @@ class CharsMap:
             strings += rules[key].encode() + b"\x00"
         units: list[int] = [0]
         used = {0}
+        bases: set[int] = set()  # two nodes on one base would each read the other's children as theirs
 
         def place(prefix: bytes, node: int) -> None:
             keys = sorted({k for k in values if k.startswith(prefix)})
@@ -113,8 +114,9 @@ class CharsMap:
             leaf = prefix in values
             wanted = labels + ([0] if leaf else [])
             base = 1
-            while any((base ^ lab) in used for lab in wanted) or (base ^ node) >= 1 << 21:
+            while base in bases or any((base ^ lab) in used for lab in wanted) or (base ^ node) >= 1 << 21:
                 base += 1
+            bases.add(base)
             for lab in wanted:
                 used.add(base ^ lab)
             size = max(base ^ lab for lab in wanted) + 1 if wanted else 0
@@ -129,5 +131,8 @@ class CharsMap:
                 place(prefix + bytes([lab]), child)
 
         place(b"", 0)
+        # Room for every byte after every node, as Darts-clone leaves it: HF's reader does not check
+        # the array's end before it looks.
+        units.extend([0] * ((max(bases) | 0xFF) + 1 - len(units)))
         trie = struct.pack(f"<{len(units)}I", *units)
         return struct.pack("<I", len(trie)) + trie + bytes(strings)

@@ -4,11 +4,9 @@ Why HF's way and not sentencepiece's: a ``tokenizer.json`` converted from a ``.m
 XLM-R, mBART) is HF's, and HF applies the map per *grapheme*: a grapheme under 6 UTF-8 bytes is
 looked up whole and, if some key is a prefix of it, replaced by the *shortest* such key's string
 (``"\\r\\n"`` becomes what ``"\\r"`` becomes); otherwise each of its characters is looked up alone.
-sentencepiece itself takes the longest key at each byte (``normalizers/sentencepiece.py``). Graphemes
-are found by the extended rules for what occurs in such short clusters: CR LF, a control character
-alone, and any other character with its following combining marks (categories Mn, Me, Mc), ZWJ, ZWNJ, variation selectors, emoji modifiers, tag characters and halfwidth sound marks
-(``graphemes``; Hangul syllable sequences and emoji sequences are 6 bytes or more, so never looked
-up whole).
+sentencepiece itself takes the longest key at each byte (``normalizers/sentencepiece.py``). The
+graphemes are the standard's extended grapheme clusters, with HF's Unicode data (``graphemes.py``):
+where one ends decides what is looked up whole.
 
 Offsets follow HF's bookkeeping: each rewrite tags its characters (0: replaces one input character;
 +1: inserted, aligned with the input character before; a removal's count is added to the tag of the
@@ -24,55 +22,14 @@ from __future__ import annotations
 
 import base64
 import re
-import unicodedata
 from typing import Any
 
 from ..formats.charsmap import CharsMap
 from .base import Alignment, Normalizer
 from .edits import Edits, character_edits
+from .graphemes import JOINING, grapheme_class, graphemes, may_join
 
 __all__ = ["Precompiled", "graphemes", "translate", "walk"]
-
-# Characters that extend a grapheme besides the combining marks (Grapheme_Cluster_Break Extend or
-# ZWJ outside categories Mn, Me, Mc): ZWNJ, ZWJ, halfwidth katakana sound marks, emoji skin-tone
-# modifiers, tag characters; and the variation selectors (Mn: listed for clarity).
-_JOINERS = frozenset("\u200c\u200d\uff9e\uff9f") | frozenset(map(chr, (*range(0xFE00, 0xFE10), *range(0x1F3FB, 0x1F400),
-                                                                        *range(0xE0020, 0xE0080))))
-
-
-def _extends(ch: str) -> bool:
-    return ch in _JOINERS or unicodedata.category(ch) in ("Mn", "Me", "Mc")
-
-
-def _is_control(ch: str) -> bool:
-    """Grapheme_Cluster_Break=Control (never joined with what follows): Cc, Zl, Zp, and Cf but
-    the joiners and the prepended format characters."""
-    category = unicodedata.category(ch)
-    return category in ("Cc", "Zl", "Zp") or (category == "Cf" and ch not in _JOINERS and ch not in _PREPEND)
-
-
-_PREPEND = frozenset(map(chr, (*range(0x600, 0x606), 0x6DD, 0x70F, 0x890, 0x891, 0x8E2, 0x110BD, 0x110CD)))
-
-
-def graphemes(text: str) -> list[str]:
-    """``text`` cut into the clusters HF's Precompiled looks up whole (see the module docstring).
-
-    >>> [len(cluster) for cluster in graphemes("a\\u0301b\\r\\n\\x0f\\u0301")]
-    [2, 1, 2, 1, 1]
-    """
-    out: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        j = i + 1
-        if text[i] == "\r" and j < n and text[j] == "\n":
-            j += 1
-        elif not _is_control(text[i]):
-            while j < n and _extends(text[j]):
-                j += 1
-        out.append(text[i:j])
-        i = j
-    return out
-
 
 def _class_char(ch: str) -> str:
     """``ch`` written for a regular-expression character class."""
@@ -111,7 +68,7 @@ class Precompiled(Normalizer):
         self._memo_chars = 0
         self._seen: set[str] = set()  # characters looked at, and of them those that
         self._starting: set[str] = set()  # begin some rule
-        self._joining: set[str] = set()  # may join the character before them (a combining mark, a joiner, CR)
+        self._joining: set[str] = set()  # may be in a cluster of several (a combining mark, a joiner, CR, ...)
         self._rewrites: dict[str, str] = {}  # and what those that begin a rule become alone, where it is a rule
         self._patterns: dict[str, re.Pattern[str]] = {}
         self._pattern_chars = 0
@@ -153,7 +110,7 @@ class Precompiled(Normalizer):
                     norm = self._transform(ch)
                     if norm is not None:
                         self._rewrites[ch] = norm
-                if ch == "\r" or _extends(ch):
+                if grapheme_class(ch) in JOINING:
                     self._joining.add(ch)
             self._seen |= new
         return list(chars & self._starting) if self._starting else []
@@ -174,12 +131,10 @@ class Precompiled(Normalizer):
             start = end = found.start()
             if windows and start < windows[-1][1]:
                 continue
-            while start > 0 and _extends(text[start]):
-                start -= 1
-            if start > 0 and text[start] == "\n" and text[start - 1] == "\r":
+            while start > 0 and may_join(text[start - 1], text[start]):
                 start -= 1
             end += 1
-            while end < n and (_extends(text[end]) or (text[end] == "\n" and text[end - 1] == "\r")):
+            while end < n and may_join(text[end - 1], text[end]):
                 end += 1
             if windows and start <= windows[-1][1]:
                 windows[-1] = (windows[-1][0], end)
