@@ -202,6 +202,18 @@ class UnsavableError(BytepairError, ValueError):
     formats can hold it); nothing was written."""
 
 
+def stage_without_json(stage: str, value: object) -> UnsavableError:
+    """The error of a stage defined outside bytepair, with no ``to_json`` of its own, asked for its
+    JSON (saving, pickling).
+
+    >>> str(stage_without_json("post-processor", object()))[:62]
+    'a post-processor defined outside bytepair (object) cannot be w'
+    """
+    return UnsavableError(
+        f"a {stage} defined outside bytepair ({type(value).__name__}) cannot be written to a tokenizer.json: give "
+        f"it a to_json() method that returns its JSON, or set one of bytepair's before saving or pickling")
+
+
 class CorpusMismatchError(BytepairError, ValueError):
     """``encode_corpus`` was asked to resume into a folder whose shards were made from other inputs,
     another tokenizer or other options; nothing was written (the message says which differs)."""

@@ -41,6 +41,7 @@ from .pipeline.tokenizer_pipeline import TokenizerPipeline
 from .pipeline.word_counts import word_counts
 from .pre_tokenizers import PreTokenizer
 from .processors import Piecewise, PostProcessor
+from .processors.post_processors import is_positional, positional_fields
 from .processors.padding import padded_length, padding_settings
 from .processors.truncation import truncation_settings
 from .text.checks import require_count, require_str, require_words
@@ -283,11 +284,14 @@ class Tokenizer(TokenizerStages, TokenizerFiles, TokenizerStreams, TokenizerBatc
             second_ids = None if pair is None else Piecewise(ids=self._sequence_ids(pair))
             processor = self.post_processor if self.post_processor is not None else PostProcessor()
             ids = processor.process(first_ids, second_ids, add_special_tokens).ids
+            counts = len(first_ids.ids), None if second_ids is None else len(second_ids.ids)
             # Built as it was encoded: without truncation even if some is set before the fields are read.
             # (Without padding or truncation, every token is attended to and nothing overflows.)
             return Encoded(ids, {"attention_mask": [1] * len(ids), "overflowing": []},
                            build=lambda: self._encode_full(sequence, pair, add_special_tokens, pad=False, truncate=False),
-                           n_sequences=1 if pair is None else 2)
+                           n_sequences=1 if pair is None else 2,
+                           positional=(lambda: positional_fields(processor, *counts, add_special_tokens))
+                           if is_positional(processor) else None)
         return self._encode_full(sequence, pair, add_special_tokens, pad=self._padding is not None)
 
     def _sequence_ids(self, sequence: str | list[str]) -> list[int]:

@@ -109,4 +109,7 @@ class TokenizerStages:
             vocabulary = value.vocabulary_json()
             self._source["model"] = {k: v for k, v in value.to_json().items() if k not in vocabulary}
         else:  # a custom stage is kept as itself: to_str's json.dumps asks it for its JSON, and it refuses
-            self._source[stage] = value.to_json() if getattr(value, "savable", True) else value
+            try:
+                self._source[stage] = value.to_json() if getattr(value, "savable", True) else value
+            except UnsavableError:
+                self._source[stage] = value

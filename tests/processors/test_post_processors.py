@@ -69,19 +69,18 @@ def test_padding_and_truncation(name: str) -> None:
         ours.no_padding()
 
 
-@pytest.mark.parametrize(
-    "post",
-    [{"type": "BertProcessing", "sep": ["</s>", 2], "cls": ["<s>", 1]},
-     {"type": "RobertaProcessing", "sep": ["</s>", 2], "cls": ["<s>", 1], "trim_offsets": True, "add_prefix_space": True},
-     {"type": "RobertaProcessing", "sep": ["</s>", 2], "cls": ["<s>", 1], "trim_offsets": False, "add_prefix_space": False},
-     {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
-     {"type": "Sequence", "processors": [{"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
-                                         {"type": "TemplateProcessing", "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}},
-                                                                                   {"Sequence": {"id": "A", "type_id": 0}}],
-                                          "pair": [{"Sequence": {"id": "A", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}}],
-                                          "special_tokens": {"<s>": {"id": "<s>", "ids": [1], "tokens": ["<s>"]}}}]}],
-    ids=lambda p: p["type"] + ("-trim" if p.get("trim_offsets") else ""),
-)
+POSTS = [{"type": "BertProcessing", "sep": ["</s>", 2], "cls": ["<s>", 1]},
+         {"type": "RobertaProcessing", "sep": ["</s>", 2], "cls": ["<s>", 1], "trim_offsets": True, "add_prefix_space": True},
+         {"type": "RobertaProcessing", "sep": ["</s>", 2], "cls": ["<s>", 1], "trim_offsets": False, "add_prefix_space": False},
+         {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+         {"type": "Sequence", "processors": [{"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+                                             {"type": "TemplateProcessing", "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}},
+                                                                                       {"Sequence": {"id": "A", "type_id": 0}}],
+                                              "pair": [{"Sequence": {"id": "A", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}}],
+                                              "special_tokens": {"<s>": {"id": "<s>", "ids": [1], "tokens": ["<s>"]}}}]}]
+
+
+@pytest.mark.parametrize("post", POSTS, ids=lambda p: p["type"] + ("-trim" if p.get("trim_offsets") else ""))
 def test_post_processors_like_hf(post: dict) -> None:
     base = json.loads((hf_folder("gpt2") / "tokenizer.json").read_text(encoding="utf-8"))
     base["post_processor"] = post
@@ -91,3 +90,44 @@ def test_post_processors_like_hf(post: dict) -> None:
     for a, b in [("Hello  world", None), (" spaced out ", "second  part "), ("x", "y")]:
         for add in (True, False):
             assert_same(ref.encode(a, b, add_special_tokens=add), ours.encode(a, b, add_special_tokens=add), f"{post['type']} {a!r} {b!r}")
+
+
+POSITIONAL_POSTS = [None, *POSTS,
+                    {"type": "TemplateProcessing",
+                     "single": [{"Sequence": {"id": "A", "type_id": 1}}, {"SpecialToken": {"id": "<s>", "type_id": 0}}],
+                     "pair": [{"SpecialToken": {"id": "<s>", "type_id": 1}}, {"Sequence": {"id": "A", "type_id": 0}},
+                              {"SpecialToken": {"id": "</s>", "type_id": 1}}, {"Sequence": {"id": "B", "type_id": 1}},
+                              {"SpecialToken": {"id": "</s>", "type_id": 0}}],
+                     "special_tokens": {"<s>": {"id": "<s>", "ids": [1], "tokens": ["<s>"]},
+                                        "</s>": {"id": "</s>", "ids": [2, 3], "tokens": ["</s>", "</s>"]}}}]
+
+
+@pytest.mark.parametrize("post", POSITIONAL_POSTS, ids=lambda p: "none" if p is None else p["type"])
+def test_positional_fields_without_a_second_pass(post: dict | None) -> None:
+    """Type ids, the special-tokens mask and sequence ids read first come from the ids pass and the
+    post-processor alone (no tokens built) and equal HF's, for one text, a pair, words, an empty
+    text and without special tokens; a post-processor defined elsewhere gets the full pass."""
+    base = json.loads((hf_folder("gpt2") / "tokenizer.json").read_text(encoding="utf-8"))
+    base["post_processor"] = post
+    text = json.dumps(base)
+    ref, ours = tokenizers.Tokenizer.from_str(text), Tokenizer.from_str(text)
+    for a, b in [("Hello  world", None), (" spaced out ", "second  part "), ("", "y"), ("x <|endoftext|>", "")]:
+        for add in (True, False):
+            expected, got = ref.encode(a, b, add_special_tokens=add), ours.encode(a, b, add_special_tokens=add)
+            assert (got.type_ids, got.special_tokens_mask, got.sequence_ids, got.attention_mask) == (
+                expected.type_ids, expected.special_tokens_mask, expected.sequence_ids, expected.attention_mask), (a, b, add)
+            assert "tokens" not in vars(got)
+            assert_same(expected, got, f"{a!r} {b!r} {add}")  # and the full pass after them agrees
+    words = ours.encode(["New", " York"], ["is", " big"], is_pretokenized=True)
+    assert words.type_ids == ref.encode(["New", " York"], ["is", " big"], is_pretokenized=True).type_ids
+
+    class Custom(bytepair.processors.PostProcessor):
+        def process(self, first, second, add_special_tokens):
+            out = super().process(first, second, add_special_tokens)
+            out.type_ids = [len(token) for token in out.tokens]  # looks at the tokens
+            return out
+
+    ours.post_processor = Custom()  # kept as itself (no JSON of its own), and saving says what to do
+    assert ours.encode("hello world").type_ids == [5, 6]  # "hello", "Ġworld"
+    with pytest.raises(bytepair.UnsavableError, match="to_json"):
+        ours.to_str()

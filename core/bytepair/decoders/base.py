@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import InvalidInputError, UnsavableError
+from ..errors import InvalidInputError, UnsavableError, stage_without_json
 
 __all__ = ["CustomDecoder", "Decoder", "Sequence"]
 
@@ -44,7 +44,7 @@ class Decoder:
         return "".join(self.decode_chain(tokens))
 
     def to_json(self) -> dict[str, Any]:
-        raise NotImplementedError
+        raise stage_without_json("decoder", self)
 
 
 class Sequence(Decoder):

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import InvalidInputError, UnsavableError
+from ..errors import InvalidInputError, UnsavableError, stage_without_json
 from ..pre_tokenizers.normalized_string import NormalizedString
 from .edits import Edits, character_edits
 
@@ -77,7 +77,7 @@ class Normalizer:
         BertNormalizer keep bounded memos). A tokenizer's ``engine.cache.clear()`` calls it."""
 
     def to_json(self) -> dict[str, Any]:
-        raise NotImplementedError
+        raise stage_without_json("normalizer", self)
 
 
 class PerCharacter(Normalizer):

@@ -29,6 +29,7 @@ __all__ = ["Encoded", "post_processed", "to_piecewise"]
 
 _LAZY_FIELDS = ("tokens", "offsets", "type_ids", "attention_mask", "special_tokens_mask", "word_ids", "sequence_ids",
                 "overflowing")
+_POSITIONAL_FIELDS = ("type_ids", "special_tokens_mask", "sequence_ids")
 
 
 class Encoded:
@@ -36,19 +37,27 @@ class Encoded:
 
     ``ids`` are computed at once, through the engine's fast path; the other fields (tokens, offsets,
     masks, word ids) are built the first time one of them is read, so code that only wants ids never
-    pays for them.
+    pays for them. ``positional``, where given, makes the fields that depend on the texts' token
+    counts alone (type ids, special-tokens mask, sequence ids: what transformers reads beside the
+    ids), so that reading them costs no second pass through the pipeline.
     """
 
     def __init__(self, ids: list[int], fields: dict[str, Any] | None = None,
-                 build: Callable[[], Encoded] | None = None, *, n_sequences: int | None = None) -> None:
+                 build: Callable[[], Encoded] | None = None, *, n_sequences: int | None = None,
+                 positional: Callable[[], dict[str, list[Any]]] | None = None) -> None:
         self.ids = ids
         self._build = build
+        self._positional = positional
         self._n_sequences = n_sequences
         if fields is not None:
             self.__dict__.update(fields)
 
     def __getattr__(self, name: str) -> Any:
         # Only called for attributes not set yet: the lazy fields.
+        if name in _POSITIONAL_FIELDS and self.__dict__.get("_positional") is not None:
+            self.__dict__.update(self._positional())
+            self._positional = None
+            return self.__dict__[name]
         if name in _LAZY_FIELDS and self.__dict__.get("_build") is not None:
             self._materialize(name)
             return self.__dict__[name]
@@ -60,7 +69,7 @@ class Encoded:
         if build is None:
             return
         full = build()
-        self._build = None
+        self._build = self._positional = None
         if full.ids != self.ids:
             raise InvalidInputError(
                 "the tokenizer was changed (tokens added, truncation or padding set) between encode() and reading "
@@ -74,7 +83,7 @@ class Encoded:
     def __getstate__(self) -> dict[str, Any]:
         """Pickles with every field built (as HF's ``Encoding`` pickles), not the tokenizer behind it."""
         self._materialize()
-        return {**self.__dict__, "_build": None}
+        return {**self.__dict__, "_build": None, "_positional": None}
 
     def __len__(self) -> int:
         return len(self.ids)

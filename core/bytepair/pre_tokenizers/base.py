@@ -17,7 +17,7 @@ import re
 from operator import itemgetter
 from typing import Any
 
-from ..errors import InvalidInputError, UnsavableError, VocabFormatError
+from ..errors import InvalidInputError, UnsavableError, VocabFormatError, stage_without_json
 from .normalized_string import BEHAVIORS
 from .pre_tokenized_string import PreTokenizedString
 
@@ -90,7 +90,7 @@ class PreTokenizer:
                 for piece, start, end in self.spans(text)]
 
     def to_json(self) -> dict[str, Any]:
-        raise NotImplementedError
+        raise stage_without_json("pre-tokenizer", self)
 
 
 class CustomPreTokenizer(PreTokenizer):

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import InvalidInputError
+from ..errors import InvalidInputError, stage_without_json
 from ..text.byte_unicode import BYTE_TO_UNICODE
 
 __all__ = ["Piecewise", "PostProcessor", "trim_byte_level_offsets"]
@@ -104,4 +104,4 @@ class PostProcessor:
         return out
 
     def to_json(self) -> dict[str, Any]:
-        raise NotImplementedError
+        raise stage_without_json("post-processor", self)

@@ -20,7 +20,8 @@ from ..errors import VocabFormatError
 from .template_spec import special_tokens_spec, template_items
 from .base import Piecewise, PostProcessor, trim_byte_level_offsets
 
-__all__ = ["BertProcessing", "ByteLevel", "RobertaProcessing", "Sequence", "TemplateProcessing", "pair_json"]
+__all__ = ["BertProcessing", "ByteLevel", "RobertaProcessing", "Sequence", "TemplateProcessing", "pair_json",
+           "is_positional", "positional_fields"]
 
 
 class ByteLevel(PostProcessor):
@@ -64,12 +65,8 @@ class TemplateProcessing(PostProcessor):
         return self._specials_in(self.pair if is_pair else self.single)
 
     def process(self, first: Piecewise, second: Piecewise | None, add_special_tokens: bool) -> Piecewise:
-        if not add_special_tokens:
-            out = Piecewise()
-            out.extend(first, type_id=self._type_of("A", self.single))
-            if second is not None:
-                out.extend(second, type_id=self._type_of("B", self.pair))
-            return out
+        """The template of one text or of a pair, its special tokens left out without
+        ``add_special_tokens`` (as HF: the texts still take the template's order and type ids)."""
         template = self.pair if second is not None else self.single
         out = Piecewise()
         for item in template:
@@ -78,17 +75,10 @@ class TemplateProcessing(PostProcessor):
                 seq = first if which == "A" else second
                 if seq is not None:
                     out.extend(seq, type_id=type_id)
-            else:
+            elif add_special_tokens:
                 spec = self.special_tokens[item["SpecialToken"]["id"]]
                 out.add_special(list(spec["ids"]), list(spec["tokens"]), item["SpecialToken"].get("type_id", 0))
         return out
-
-    @staticmethod
-    def _type_of(which: str, template: list[dict[str, Any]]) -> int:
-        for item in template:
-            if "Sequence" in item and item["Sequence"]["id"] == which:
-                return int(item["Sequence"].get("type_id", 0))
-        return 0
 
     def to_json(self) -> dict[str, Any]:
         return {"type": "TemplateProcessing", "single": self.single, "pair": self.pair, "special_tokens": self.special_tokens}
@@ -183,3 +173,29 @@ def pair_json(value: Any, where: str) -> tuple[str, int]:
     if isinstance(value, (list, tuple)) and len(value) == 2 and isinstance(value[0], str) and isinstance(value[1], int):
         return value[0], value[1]
     raise VocabFormatError(f"{where}: expected [token, id], got {value!r}")
+
+
+def is_positional(processor: PostProcessor) -> bool:
+    """Whether ``processor`` is one of these, whose type ids and special tokens depend on no token
+    (a subclass defined elsewhere may look at the tokens)."""
+    if type(processor) is Sequence:
+        return all(map(is_positional, processor.steps))
+    return type(processor) in (PostProcessor, ByteLevel, TemplateProcessing, BertProcessing, RobertaProcessing)
+
+
+def positional_fields(processor: PostProcessor, n_first: int, n_second: int | None,
+                      add_special_tokens: bool) -> dict[str, list[Any]]:
+    """The type ids, special-tokens mask and sequence ids a processor ``is_positional`` gives texts
+    of ``n_first`` (and ``n_second``) tokens: they depend on the counts alone, so an encoding made
+    by ids can have them without its tokens (``Tokenizer.encode``).
+
+    >>> bert = BertProcessing(("[SEP]", 102), ("[CLS]", 101))
+    >>> positional_fields(bert, 2, 1, True)["type_ids"], positional_fields(bert, 2, None, True)["special_tokens_mask"]
+    ([0, 0, 0, 0, 1, 1], [1, 0, 0, 1])
+    """
+    def placeholder(n: int, type_id: int) -> Piecewise:  # the token fields the processors read stay empty
+        return Piecewise(ids=[0] * n, type_ids=[type_id] * n, special_tokens_mask=[0] * n, sequence_ids=[type_id] * n)
+
+    out = processor.process(placeholder(n_first, 0), None if n_second is None else placeholder(n_second, 1),
+                            add_special_tokens)
+    return {"type_ids": out.type_ids, "special_tokens_mask": out.special_tokens_mask, "sequence_ids": out.sequence_ids}
