@@ -47,6 +47,8 @@ of entries; the bound keeps a stream of every word of a language from growing wi
 _IDS, _TOKENS, _STARTS, _ENDS = (itemgetter(k) for k in range(4))
 _FIRST, _LAST = itemgetter(0), itemgetter(1)
 _SAMPLE = 64
+_FEW = 256
+"""Up to this many pieces, a part's fields are put together piece by piece (``_append_few``)."""
 _DECODE = methodcaller("decode", "utf-8", "surrogatepass")
 _ODD, _HALF = (1).__and__, (1).__rrshift__
 
@@ -163,6 +165,10 @@ def append_fields(out: Piecewise, fields: PieceFields, pieces: list[str], starts
     word's tokens are its text in order (WordPiece): the words cut into several tokens are then
     placed without an entry each (``_tiled``). ``whole``: a piece of one token is all of it (False
     for a model that may drop characters: each piece's entry then places its tokens)."""
+    if len(pieces) <= _FEW:
+        _append_few(out, fields, pieces, starts, ends, ids_of=ids_of, token_of=token_of, type_id=type_id, word=word,
+                    shift=shift, align=align, edits=edits, base=base, whole=whole)
+        return
     found = None
     # Pieces as written, each one token (WordLevel; most pieces of other models), or WordPiece's?
     # A look at the first pieces first, so that a text with longer words does not pay for a pass
@@ -204,6 +210,46 @@ def append_fields(out: Piecewise, fields: PieceFields, pieces: list[str], starts
     out.ids += ids
     out.tokens += tokens
     out.offsets += _offsets(token_starts, token_ends, shift, align, edits, base, ordered=found is not None)
+    out.type_ids += [type_id] * n
+    out.special_tokens_mask += [0] * n
+    out.word_ids += word_ids
+    out.sequence_ids += [type_id] * n
+
+
+def _append_few(out: Piecewise, fields: PieceFields, pieces: list[str], starts: list[int], ends: list[int], *,
+                 ids_of: Callable[[str], tuple[int, ...]], token_of: Callable[[int], str] | None, type_id: int,
+                 word: int, shift: int, align: Sequence[tuple[int, int]] | None, edits: Edits | None, base: int,
+                 whole: bool) -> None:
+    """``append_fields`` of a few pieces (a short text's), piece by piece: the C loops' setting-up
+    costs more than they save there. A piece of one token that is its text as written spans itself;
+    any other piece's entry places its tokens."""
+    ids: list[int] = []
+    tokens: list[str] = []
+    token_starts: list[int] = []
+    token_ends: list[int] = []
+    word_ids: list[int] = []
+    for k, piece in enumerate(pieces):
+        start, end = starts[k], ends[k]
+        if whole and token_of is not None and len(piece) == end - start:
+            piece_ids = ids_of(piece)
+            if len(piece_ids) == 1:
+                ids.append(piece_ids[0])
+                tokens.append(token_of(piece_ids[0]))
+                token_starts.append(start)
+                token_ends.append(end)
+                word_ids.append(word + k)
+                continue
+        piece_ids, strings, relative_starts, relative_ends = (
+            fields[piece] if len(piece) == end - start else fields.entry_of(piece, end - start))
+        ids += piece_ids
+        tokens += strings if token_of is None else map(token_of, piece_ids)
+        token_starts += [start + at for at in relative_starts]
+        token_ends += [start + at for at in relative_ends]
+        word_ids += [word + k] * len(piece_ids)
+    n = len(ids)
+    out.ids += ids
+    out.tokens += tokens
+    out.offsets += _offsets(token_starts, token_ends, shift, align, edits, base)
     out.type_ids += [type_id] * n
     out.special_tokens_mask += [0] * n
     out.word_ids += word_ids

@@ -39,6 +39,9 @@ PieceIds = Callable[[str], tuple[int, ...]]
 _ZERO = (0,)
 
 
+_PAUSE_GC_CHARS = 4096
+"""From this many characters on, ``encode`` pauses the cyclic garbage collector (``bulk.gc_paused``)."""
+
 class TokenizerPipeline:
     """The stages of one ``tokenizer.json`` (see the module docstring); ``skip_special`` (HF's
     ``encode_special_tokens``) makes special added tokens in the text ordinary text."""
@@ -168,6 +171,8 @@ class TokenizerPipeline:
         piece's, remembered (``piece_fields.py``), unless ``piece_ids`` is given (BPE-dropout)."""
         if piece_ids is not None:
             return self._encode(text, type_id, piece_ids, bulk=False)
+        if len(text) < _PAUSE_GC_CHARS:  # (a short text makes too few objects for the collector to matter)
+            return self._encode(text, type_id, None, bulk=True)
         with gc_paused():
             return self._encode(text, type_id, None, bulk=True)
 

@@ -57,6 +57,19 @@ class TemplateProcessing(PostProcessor):
                     raise VocabFormatError(
                         f"post_processor: the template names {item['SpecialToken']['id']!r}, which special_tokens does not define"
                     )
+        self._steps = {False: self._steps_of(single), True: self._steps_of(pair)}
+
+    def _steps_of(self, template: list[dict[str, Any]]) -> list[tuple[str | None, int, list[int], list[str]]]:
+        """A template read once: ``(text, type_id, [], [])`` for a text ("A" or "B") and ``(None,
+        type_id, ids, tokens)`` for a special token."""
+        steps: list[tuple[str | None, int, list[int], list[str]]] = []
+        for item in template:
+            if "Sequence" in item:
+                steps.append((item["Sequence"]["id"], item["Sequence"].get("type_id", 0), [], []))
+            else:
+                spec = self.special_tokens[item["SpecialToken"]["id"]]
+                steps.append((None, item["SpecialToken"].get("type_id", 0), list(spec["ids"]), list(spec["tokens"])))
+        return steps
 
     def _specials_in(self, template: list[dict[str, Any]]) -> int:
         return sum(len(self.special_tokens[item["SpecialToken"]["id"]]["ids"]) for item in template if "SpecialToken" in item)
@@ -67,17 +80,14 @@ class TemplateProcessing(PostProcessor):
     def process(self, first: Piecewise, second: Piecewise | None, add_special_tokens: bool) -> Piecewise:
         """The template of one text or of a pair, its special tokens left out without
         ``add_special_tokens`` (as HF: the texts still take the template's order and type ids)."""
-        template = self.pair if second is not None else self.single
         out = Piecewise()
-        for item in template:
-            if "Sequence" in item:
-                which, type_id = item["Sequence"]["id"], item["Sequence"].get("type_id", 0)
+        for which, type_id, ids, tokens in self._steps[second is not None]:
+            if which is not None:
                 seq = first if which == "A" else second
                 if seq is not None:
                     out.extend(seq, type_id=type_id)
             elif add_special_tokens:
-                spec = self.special_tokens[item["SpecialToken"]["id"]]
-                out.add_special(list(spec["ids"]), list(spec["tokens"]), item["SpecialToken"].get("type_id", 0))
+                out.add_special(ids, tokens, type_id)
         return out
 
     def to_json(self) -> dict[str, Any]:
