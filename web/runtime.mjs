@@ -43,7 +43,7 @@ import { beginCall, endCall, interruptBuffer } from "./interrupts.mjs";
 import { encodeSnapshot, restoreInto, snapshotHeader, xxh32 } from "./snapshot.mjs";
 import { RuntimeSnapshots, snapshotFolder } from "./stored.mjs";
 import {
-  AssetReader, DATA_DIR, IS_NODE, MIME, VerifiedLoader, bpError, installFetchShim, installHostWasmShim, installSmallModuleCache, installWasmShim, nodeModule, pyodideModules, sha256,
+  AssetReader, DATA_DIR, IS_NODE, MIME, VerifiedLoader, bpError, installFetchShim, installHostWasmShim, installSmallModuleCache, installWasmShim, nodeModule, precompileSmallModules, pyodideModules, sha256,
 } from "./verified.mjs";
 
 export { nodeModule } from "./verified.mjs";
@@ -70,7 +70,7 @@ export class Runtime {
     const timings = { "load: began": started };
     const reader = new AssetReader(assetsUrl);
     const folderReady = snapshotFolder(IS_NODE); // where stored runtime snapshots are: looked for meanwhile
-    const manifestBytes = await reader.read("manifest.json");
+    const manifestBytes = reader.readNow("manifest.json") ?? await reader.read("manifest.json");
     const manifest = JSON.parse(new TextDecoder().decode(manifestBytes));
     const loader = new VerifiedLoader(reader, manifest, onProgress);
     const files = manifest.runtime;
@@ -113,10 +113,12 @@ export class Runtime {
             return module;
           }, () => null);
           wasm.how = "early";
+          reader.readNow(files.wasm, true); // at once: the compile begins as soon as it can (see readNow)
         }
         bytes[files.wasm] = loader.load(files.wasm, wasm);
       }
     };
+    precompileSmallModules(); // before Pyodide's wasm compiles (see there)
     if (IS_NODE) readWasm(null);
     const key = await sha256(manifestBytes);
     const folder = await folderReady;

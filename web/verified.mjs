@@ -22,6 +22,16 @@ export const DATA_DIR = "/bytepair-data";
  * page's thread never loads this module.) */
 export const nodeModule = (name) => import(/* webpackIgnore: true */ /* @vite-ignore */ name);
 
+/** Node's built-in `name` ("node:fs") at once, where the runtime hands them out synchronously
+ * (process.getBuiltinModule: Node >= 20.16, Deno, Bun); null elsewhere (then nodeModule, a promise). */
+export function nodeModuleNow(name) {
+  try {
+    return globalThis.process?.getBuiltinModule?.(name) ?? null;
+  } catch {
+    return null;
+  }
+}
+
 /** An error of the class `name` names (see errors.mjs). */
 export function bpError(name, message, token = undefined) {
   return errorFrom({ name, message, token });
@@ -104,10 +114,42 @@ export async function optionalTokenizers() {
 export class AssetReader {
   constructor(base) {
     this.base = base.endsWith("/") ? base : base + "/";
+    this.early = new Map(); // path -> bytes readNow read, which read() hands out once
   }
 
   url(path) {
     return new URL(path, this.base).href;
+  }
+
+  /** The bytes of `path` read now, synchronously, in one read, where the assets are on disk and the
+   * runtime's fs can be had at once (nodeModuleNow); null otherwise, or if the read fails (read()
+   * then tries again and says why). With `keep`, read() hands the same bytes out once, for the
+   * progress count and the check. Why: under Node, Deno and Bun the worker's first reads went through
+   * fs/promises, a trip through the thread pool and the event loop per step, while its other files
+   * were read and its modules imported: the wasm's bytes came 30-50 ms after load() began under Bun
+   * (its compile, ~100 ms there, is what a warm start waits for last), ~5 ms read at once. */
+  readNow(path, keep = false) {
+    const url = this.url(path);
+    const fs = url.startsWith("file:") ? nodeModuleNow("node:fs") : null;
+    const fileURLToPath = fs && nodeModuleNow("node:url")?.fileURLToPath;
+    if (!fileURLToPath) return null;
+    let fd = null;
+    try {
+      fd = fs.openSync(fileURLToPath(url), "r");
+      const size = fs.fstatSync(fd).size;
+      const bytes = new Uint8Array(size);
+      for (let at = 0; at < size;) {
+        const n = fs.readSync(fd, bytes, at, size - at, at);
+        if (!n) return null;
+        at += n;
+      }
+      if (keep) this.early.set(path, bytes);
+      return bytes;
+    } catch {
+      return null;
+    } finally {
+      if (fd !== null) fs.closeSync(fd);
+    }
   }
 
   /** The bytes of `path`. With `keep` (the wasm module), WebAssembly starts compiling an untouched
@@ -116,6 +158,13 @@ export class AssetReader {
    * the check. The module is only instantiated once the bytes have passed their check. */
   async read(path, onBytes = () => {}, keep = null, onWire = () => {}) {
     const url = this.url(path);
+    const early = this.early.get(path);
+    if (early) {
+      this.early.delete(path);
+      onWire(null);
+      onBytes(early.length);
+      return early;
+    }
     if (url.startsWith("file:")) {
       const fs = await nodeModule("node:fs/promises");
       const { fileURLToPath } = await nodeModule("node:url");
@@ -314,24 +363,49 @@ export function installWasmShim(wasmResponse, wasm, wasmBytes, mark) {
 }
 
 /** Under Node, Deno and Bun: Pyodide reads pyodide.asm.wasm from disk itself and instantiates the
- * bytes with WebAssembly.instantiate; for its next such call (the main module, made while `boot`
- * waits for it), use the module compiled from the bytes we read (`wasm.compiled`; instantiated only
- * once they have passed their check: Runtime.load starts Pyodide after every check) instead, if it
- * compiled. Returns the function that puts WebAssembly.instantiate back (side modules are Pyodide's). */
+ * bytes with WebAssembly.instantiate; for its first such call with bytes of the wasm's `size` (the
+ * main module, made while `boot` waits for it), use the module compiled from the bytes we read
+ * (`wasm.compiled`; instantiated only once they have passed their check: Runtime.load starts Pyodide
+ * after every check) instead, if it compiled. Other calls pass through: pyodide.mjs instantiates a
+ * small module of its own once it is imported, compiled first, and under Bun (one wasm compiler
+ * thread) that compile waits behind ours and the instantiation can come after this is installed.
+ * Returns the function that puts WebAssembly.instantiate back (side modules are Pyodide's). */
 export function installHostWasmShim(wasm, size, mark) {
   const realInstantiate = WebAssembly.instantiate;
   const restore = () => {
     if (WebAssembly.instantiate === shim) WebAssembly.instantiate = realInstantiate;
   };
   const shim = async (source, imports) => {
+    if (source instanceof WebAssembly.Module || source?.byteLength !== size) return realInstantiate.call(WebAssembly, source, imports);
     restore();
-    const module = source instanceof WebAssembly.Module || source?.byteLength !== size ? null : await wasm.compiled;
+    const module = await wasm.compiled;
     if (!module) return realInstantiate.call(WebAssembly, source, imports);
     mark("wasm: compiled before the start");
     return { module, instance: await realInstantiate.call(WebAssembly, module, imports) };
   };
   WebAssembly.instantiate = shim;
   return restore;
+}
+
+/** Small modules compiled before Pyodide's own compile begins (precompileSmallModules), which
+ * installSmallModuleCache hands out: the bytes, as a string -> their module. */
+const SMALL_MODULES = new Map();
+
+/** Compile, now, the empty module Pyodide's module factory constructs as it starts (to learn whether
+ * it can construct wasm at all), for installSmallModuleCache to hand it out. Why: under Bun
+ * (JavaScriptCore) a synchronous `new WebAssembly.Module`, even of 8 bytes, waits until every
+ * asynchronous compile under way has ended (this machine: 74 ms for the empty module while Pyodide's
+ * 9.6 MB compiled), so the factory's own start, which could run meanwhile, began only after the compile.
+ * Called before that compile begins (Runtime.load); ~0.1 ms. */
+export function precompileSmallModules() {
+  const empty = [0, 97, 115, 109, 1, 0, 0, 0]; // "\0asm", version 1
+  const key = String.fromCharCode(...empty);
+  if (SMALL_MODULES.has(key)) return;
+  try {
+    SMALL_MODULES.set(key, new WebAssembly.Module(new Uint8Array(empty)));
+  } catch {
+    // no wasm to be made here: Pyodide's own check says so
+  }
 }
 
 /** While Pyodide's module is instantiated and linked: Emscripten wraps each JavaScript function it
@@ -342,7 +416,7 @@ export function installHostWasmShim(wasm, size, mark) {
  * start's thread, 29 take ~2. Returns the function that puts WebAssembly.Module back. */
 export function installSmallModuleCache() {
   const RealModule = WebAssembly.Module;
-  const compiled = new Map(); // the bytes, as a string -> their module
+  const compiled = new Map(SMALL_MODULES); // the bytes, as a string -> their module
   const cached = new Proxy(RealModule, {
     construct(target, args, newTarget) {
       const bytes = args[0];
