@@ -43,7 +43,7 @@ import { beginCall, endCall, interruptBuffer } from "./interrupts.mjs";
 import { encodeSnapshot, restoreInto, snapshotHeader, xxh32 } from "./snapshot.mjs";
 import { RuntimeSnapshots, snapshotFolder } from "./stored.mjs";
 import {
-  AssetReader, DATA_DIR, IS_NODE, MIME, VerifiedLoader, bpError, installFetchShim, installHostWasmShim, installSmallModuleCache, installWasmShim, nodeModule, precompileSmallModules, pyodideModules, sha256,
+  AssetReader, DATA_DIR, IS_NODE, MIME, VerifiedLoader, bpError, installFetchShim, installHostWasmShim, installSmallModuleCache, installTableReserve, installWasmShim, nodeModule, precompileSmallModules, pyodideModules, sha256,
 } from "./verified.mjs";
 
 export { nodeModule } from "./verified.mjs";
@@ -176,7 +176,8 @@ export class Runtime {
     // only the snapshot's header and restores the memory itself, page by page from the stored form
     // (web/snapshot.mjs's restoreInto: no buffer of the whole snapshot, one copy instead of two), or
     // under Node, Deno and Bun straight from the stored snapshot's file (restoreFromFile: no copy).
-    const boot = async (stored, makeSnapshots) => {
+    // `tableSlots`: how many wasm table slots the start that stored `stored` took (installTableReserve).
+    const boot = async (stored, makeSnapshots, tableSlots = null) => {
       const head = snapshotHeader(stored.head ?? stored, stored.size ?? stored.length);
       if (!head) throw bpError("AssetError", "the memory snapshot is not in bytepair's format; rebuild with `make bundle`");
       loader.report("compiling");
@@ -194,11 +195,13 @@ export class Runtime {
       options.createPyodideModule = async (moduleArg) => {
         const restore = wasm.how === "early" ? installHostWasmShim(wasm, wasmBytes.length, mark) : () => {};
         const restoreModule = installSmallModuleCache();
+        const finishTable = installTableReserve(tableSlots);
         let module;
         try {
           module = await asm.default(moduleArg);
           mark("pyodide: instantiated and linked");
         } finally {
+          runtime.tableSlots = finishTable();
           restoreModule();
           restore();
         }
@@ -223,7 +226,7 @@ export class Runtime {
     Object.assign(runtime, { code, codeFolder: folder, codeKey: key });
     if (warm) {
       try {
-        runtime.pyodide = await boot(warm, false);
+        runtime.pyodide = await boot(warm, false, stash.tableSlots);
         for (const name of built) runtime.encodings.set(name, Promise.resolve(name));
       } catch (err) {
         if (warm.refused) { // read from its file, it failed its check as it was restored: a miss
@@ -266,6 +269,7 @@ export class Runtime {
     this.timings = timings; // milliseconds since load() began, for the benchmark page
     this.snapshotKey = null; // set when a snapshot of this runtime should be stored
     this.snapshotStored = Promise.resolve(-1); // see storeSnapshot
+    this.tableSlots = null; // wasm table slots the start took (installTableReserve), kept with a stored snapshot
   }
 
   /** Store a snapshot of this runtime, fully started, for the origin's next page (see
@@ -289,7 +293,8 @@ export class Runtime {
     this.snapshotStored = (async () => {
       const stored = encodeSnapshot(raw, null); // kept here only: the raw form, quicker to restore
       raw = null;
-      const ms = (await RuntimeSnapshots.put(this.snapshotFolder, key, stored, { encodings }, this.wasmModule)) ? performance.now() - t0 : -1;
+      const meta = { encodings, ...(this.tableSlots > 0 ? { tableSlots: this.tableSlots } : {}) };
+      const ms = (await RuntimeSnapshots.put(this.snapshotFolder, key, stored, meta, this.wasmModule)) ? performance.now() - t0 : -1;
       if (ms >= 0) await this.storeCode();
       this.timings["runtime snapshot: stored"] = ms;
       return ms;

@@ -433,6 +433,60 @@ export function installSmallModuleCache() {
   };
 }
 
+/** The most table slots a stored snapshot's .json may ask installTableReserve to reserve. */
+const MAX_TABLE_RESERVE = 1 << 20;
+
+/** While Pyodide's module is instantiated and linked and its runtime set up: Emscripten gives each
+ * function it puts in the wasm table a slot of its own, a `table.grow(1)` each (5,442 in a start), and
+ * JavaScriptCore's grow copies the whole table each time: under Bun the 5,442 took 16-25 ms of the
+ * start's thread (V8: 1-4 ms; 9,000 grow(1) of a table of 10,000: 37-74 ms against one grow(9000),
+ * 0.6 ms). With `expected` (how many slots the last start took, kept in its stored snapshot's .json),
+ * the table that is grown first grows by that many at once, and each grow then hands out the next
+ * of them: the very index Emscripten's own grow would have handed out (the snapshot's memory holds
+ * them), with the table's `length` saying what it would have said. Returns finish(), which puts
+ * WebAssembly.Table.prototype.grow back and answers how many slots were taken (null if no table
+ * grew). A reserve not all taken (a start unlike the last) is not lost track of: the table then keeps
+ * a `length` and a `grow` of its own, which go on handing out the slots in the same order. */
+export function installTableReserve(expected) {
+  const proto = WebAssembly.Table.prototype;
+  const realGrow = proto.grow;
+  const realLength = Object.getOwnPropertyDescriptor(proto, "length")?.get;
+  if (typeof realGrow !== "function" || typeof realLength !== "function") return () => null;
+  const reserve = Number.isSafeInteger(expected) && expected > 0 && expected <= MAX_TABLE_RESERVE ? expected : 0;
+  let table = null;
+  let first = 0; // the table's length when it was first grown
+  let length = 0; // its length as JavaScript is told it
+  function grow(delta, ...init) {
+    if (table === null) {
+      table = this;
+      first = length = realLength.call(this);
+      Object.defineProperty(this, "length", { configurable: true, get: () => length });
+      try {
+        if (reserve) realGrow.call(this, reserve);
+      } catch {
+        // past the table's maximum, or memory: each grow then grows the table itself
+      }
+    }
+    if (this !== table) return realGrow.call(this, delta, ...init);
+    const n = Number(delta);
+    if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`WebAssembly.Table.grow(): invalid delta ${delta}`);
+    const old = length;
+    const size = realLength.call(this);
+    if (old + n > size) realGrow.call(this, old + n - size, ...init);
+    if (init.length) for (let i = old; i < Math.min(old + n, size); i++) this.set(i, init[0]); // reserved slots hold null
+    length = old + n;
+    return old;
+  }
+  proto.grow = grow;
+  return () => {
+    if (proto.grow === grow) proto.grow = realGrow;
+    if (table === null) return null;
+    if (realLength.call(table) === length) delete table.length; // every reserved slot taken: the table as it was
+    else table.grow = grow;
+    return length - first;
+  };
+}
+
 /** Import one of Pyodide's ES modules by its URL, so that V8 can reuse the code it compiled last
  * time (compiling the 1.2 MB module afresh costs a quarter of a second), while its bytes are
  * fetched and checked in parallel; the module is used only if the check passes. */

@@ -1,7 +1,8 @@
 // The start's shims and shortcuts in web/verified.mjs that Runtime.load uses under Node, Deno and
-// Bun: the empty module compiled before Pyodide's compile (precompileSmallModules), the host's
-// instantiate shim (installHostWasmShim) and the synchronous first reads (AssetReader.readNow). Each
-// is held to what the plain path would do: the same modules and bytes.
+// Bun: the wasm table's reserve (installTableReserve), the empty module compiled before Pyodide's
+// compile (precompileSmallModules), the host's instantiate shim (installHostWasmShim) and the
+// synchronous first reads (AssetReader.readNow). Each is held to what the plain path would do: the
+// same table indices and lengths, the same modules and bytes.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,7 +10,64 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
 
-import { AssetReader, installHostWasmShim, installSmallModuleCache, precompileSmallModules } from "../verified.mjs";
+import { AssetReader, installHostWasmShim, installSmallModuleCache, installTableReserve, precompileSmallModules } from "../verified.mjs";
+
+const table = (initial) => new WebAssembly.Table({ initial, element: "anyfunc" });
+
+/** What Emscripten's getEmptyTableSlot does `count` times: the indices grow(1) hands out, and the
+ * length JavaScript is told after each. */
+function takeSlots(t, count) {
+  const out = [];
+  for (let i = 0; i < count; i++) out.push([t.grow(1), t.length]);
+  return out;
+}
+
+test("the table reserve hands out the indices and lengths grow(1) would, and leaves the table as it was", () => {
+  for (const expected of [null, 0, 37, 40, 45, -1, 2 ** 40]) {
+    const plain = takeSlots(table(10), 40);
+    const t = table(10);
+    const finish = installTableReserve(expected);
+    try {
+      assert.deepEqual(takeSlots(t, 40), plain, `reserve ${expected}`);
+    } finally {
+      assert.equal(finish(), 40);
+    }
+    assert.equal(WebAssembly.Table.prototype.grow.name, "grow");
+    assert.equal(Object.hasOwn(WebAssembly.Table.prototype, "grow"), true);
+    if (expected === 45) { // more reserved than taken: the table goes on counting from what it handed out
+      assert.ok(Object.hasOwn(t, "length") && Object.hasOwn(t, "grow"));
+      assert.deepEqual(takeSlots(t, 10), takeSlots(table(50), 10));
+      assert.equal(t.grow(3), 60);
+      assert.equal(t.length, 63);
+    } else {
+      assert.ok(!Object.hasOwn(t, "length") && !Object.hasOwn(t, "grow"), `reserve ${expected}: the table as it was`);
+      assert.equal(t.length, 50);
+    }
+  }
+});
+
+test("the table reserve: grow(n) with a value fills reserved and new slots; other tables and no grows pass through", () => {
+  const f = new WebAssembly.Instance(new WebAssembly.Module(Uint8Array.from([
+    0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 7, 5, 1, 1, 102, 0, 0, 10, 4, 1, 2, 0, 11,
+  ]))).exports.f;
+  const t = table(4);
+  const other = table(2);
+  const finish = installTableReserve(3);
+  try {
+    assert.equal(t.grow(1), 4);
+    assert.equal(other.grow(2), 2); // not the first table grown: its own grow
+    assert.equal(other.length, 4);
+    assert.equal(t.grow(4, f), 5); // 2 reserved slots and 2 new ones, all holding f
+    assert.equal(t.length, 9);
+    for (let i = 5; i < 9; i++) assert.equal(t.get(i), f);
+    assert.equal(t.get(4), null);
+    assert.throws(() => t.grow(-1), RangeError);
+  } finally {
+    assert.equal(finish(), 5);
+  }
+  assert.ok(!Object.hasOwn(t, "length"));
+  assert.equal(installTableReserve(10)(), null); // nothing grown
+});
 
 test("the empty module is compiled before Pyodide's compile and handed out while the cache is installed", () => {
   precompileSmallModules();
