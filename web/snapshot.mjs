@@ -218,18 +218,22 @@ export function restoreInto(stored, wasm, heap, touched) {
  * new buffer in, 3 ms to copy into memory touched already), and the pages must be faulted into the
  * wasm memory anyway. `head`: the file's first bytes, through Pyodide's header (HEAD_BYTES at most);
  * `crc32(bytes, previous)`: the file's checksum is taken over its bytes in order as they are read, and
- * returned for the caller to check before anything runs. */
-export function restoreFromFile(head, readAt, heap, touched, crc32) {
+ * returned for the caller to check before anything runs. `clear(bytes)`: zeroes a left-out page
+ * below `touched` (see readPages; fill(0) if not given). */
+export function restoreFromFile(head, readAt, heap, touched, crc32, clear = null) {
   if (parseStored(head).xored) throw new RangeError("only the raw form of a snapshot is read from its file");
-  return readPages(head, readAt, heap, touched, crc32).sum;
+  return readPages(head, readAt, heap, touched, crc32, clear).sum;
 }
 
 /** The pages of a stored snapshot put into `heap` (the wasm memory; `touched`: its bytes that may not
  * be zero): each run of stored pages read by `readAt(target, position)` (the whole of target, from
  * the stored form's `position`), the others zeroed where touched; `head`: the stored form's first
  * bytes, through Pyodide's header. With `crc32(bytes, previous)`, the stored form's checksum is taken
- * over its bytes in order as they are read (`sum`). Returns the header's fields and the sum. */
-function readPages(head, readAt, heap, touched, crc32) {
+ * over its bytes in order as they are read (`sum`). With `clear(bytes)`, a left-out page below
+ * `touched` is zeroed by it instead of by fill(0) (the host's checks it first: most such pages were
+ * never written, and filling them makes the system hand each its memory). Returns the header's
+ * fields and the sum. */
+function readPages(head, readAt, heap, touched, crc32, clear = null) {
   const fields = parseStored(head);
   const { length, pages, memoryStart, bitmap } = fields;
   const memoryLength = length - memoryStart;
@@ -241,7 +245,10 @@ function readPages(head, readAt, heap, touched, crc32) {
     if (!isStored(bitmap, page)) {
       const end = Math.min(length, start + PAGE);
       const from = Math.max(start, memoryStart);
-      if (end > memoryStart && from - memoryStart < touched) heap.fill(0, from - memoryStart, end - memoryStart);
+      if (end > memoryStart && from - memoryStart < touched) {
+        if (clear) clear(heap.subarray(from - memoryStart, end - memoryStart));
+        else heap.fill(0, from - memoryStart, end - memoryStart);
+      }
       page += 1;
       continue;
     }

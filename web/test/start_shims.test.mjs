@@ -1,15 +1,20 @@
-// The start's shims and shortcuts in web/verified.mjs that Runtime.load uses under Node, Deno and
-// Bun: the wasm table's reserve (installTableReserve), the empty module compiled before Pyodide's
-// compile (precompileSmallModules), the host's instantiate shim (installHostWasmShim) and the
-// synchronous first reads (AssetReader.readNow). Each is held to what the plain path would do: the
-// same table indices and lengths, the same modules and bytes.
+// The start's shims and shortcuts in web/verified.mjs, web/stored.mjs and web/snapshot.mjs that
+// Runtime.load uses under Node, Deno and Bun: the wasm table's reserve (installTableReserve), the
+// empty module compiled before Pyodide's compile (precompileSmallModules), the host's instantiate
+// shim (installHostWasmShim), the synchronous first reads (AssetReader.readNow), and the snapshot
+// read from its file with left-out pages cleared only where they are not zero (zeroed). Each is held
+// to what the plain path would do: the same table indices and lengths, the same modules, bytes and memory.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
+import { Buffer } from "node:buffer";
+import { crc32 } from "node:zlib";
 
+import { PAGE, encodeSnapshot, restoreFromFile, restoreInto, snapshotHeader } from "../snapshot.mjs";
+import { zeroed } from "../stored.mjs";
 import { AssetReader, installHostWasmShim, installSmallModuleCache, installTableReserve, precompileSmallModules } from "../verified.mjs";
 
 const table = (initial) => new WebAssembly.Table({ initial, element: "anyfunc" });
@@ -123,4 +128,31 @@ test("readNow reads a local asset at once, and read() hands the kept bytes out o
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("a raw snapshot read from its file, left-out pages cleared only where not zero, is the memory restoreInto makes", () => {
+  const pages = 12;
+  const headerLength = 144;
+  const raw = new Uint8Array(headerLength + pages * PAGE);
+  const view = new DataView(raw.buffer);
+  view.setUint32(0, 0x0f0e0d0c, true);
+  view.setUint32(4, headerLength, true);
+  for (const page of [0, 1, 4, 5, 6, 10]) for (let i = 0; i < PAGE; i += 97) raw[headerLength + page * PAGE + i] = (page * 31 + i) & 255 || 1;
+  const stored = encodeSnapshot(raw, null);
+  const { header, memoryLength } = snapshotHeader(stored);
+  const touched = 9 * PAGE;
+  const started = () => {
+    const heap = new Uint8Array(memoryLength + PAGE);
+    for (let i = 0; i < touched; i += 4099) heap[i] = 0xab; // start-up's writes, in stored and left-out pages
+    return heap;
+  };
+  const expected = started();
+  restoreInto(stored, null, expected, touched);
+  const heap = started();
+  const readAt = (target, position) => target.set(stored.subarray(position, position + target.length));
+  const sum = restoreFromFile(stored.subarray(0, 20 + 2 + headerLength), readAt, heap, touched, crc32, zeroed(Buffer));
+  assert.equal(sum, crc32(stored) >>> 0);
+  assert.ok(Buffer.from(heap).equals(Buffer.from(expected)), "the memory differs from restoreInto's");
+  assert.ok(Buffer.from(heap.subarray(0, memoryLength)).equals(Buffer.from(raw.subarray(headerLength))));
+  assert.deepEqual(header, raw.subarray(0, headerLength));
 });
