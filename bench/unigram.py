@@ -50,9 +50,10 @@ WHERE_TIME_GOES = (
     "normalizer's five steps), the tokens' spans are read off the one piece by the ids in C (each unknown token the "
     "next whole run of characters without a one-character entry: `models/unigram/spans.py`), and offsets, tokens "
     "and word ids are built by C loops; for 100k tokens that is 0.15-0.3 s of Python beside HF's 0.03-0.05 s in "
-    "`encode`. Line by line the fields cost more than the ids: each call's fields are a second pass through the "
-    "stages (added tokens, normalizer with its changes, pre-tokenizer, the piece's spans, the post-processor), "
-    "a cost every short call pays that HF's `encode` has not (the line-by-line column). "
+    "`encode`. Line by line the fields cost more than the ids: the type ids, special-tokens mask and sequence ids "
+    "come from the ids' pass through the post-processor, but tokens, offsets and word ids are a second pass through "
+    "the stages (added tokens, normalizer with its changes, pre-tokenizer, the piece's spans, the post-processor), "
+    "a cost every short call pays that HF's `encode` has not (the line-by-line column, every field read). "
     "What was tried and not kept is under \"Tried and dropped\" (Unigram lines)."
 )
 
