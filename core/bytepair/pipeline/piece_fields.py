@@ -206,14 +206,8 @@ def append_fields(out: Piecewise, fields: PieceFields, pieces: list[str], starts
         token_starts = list(map(add, piece_starts, chain.from_iterable(map(_STARTS, entries))))
         token_ends = list(map(add, piece_starts, chain.from_iterable(map(_ENDS, entries))))
         word_ids = list(map(add, owner, repeat(word))) if word else owner
-    n = len(ids)
-    out.ids += ids
-    out.tokens += tokens
-    out.offsets += _offsets(token_starts, token_ends, shift, align, edits, base, ordered=found is not None)
-    out.type_ids += [type_id] * n
-    out.special_tokens_mask += [0] * n
-    out.word_ids += word_ids
-    out.sequence_ids += [type_id] * n
+    _extend(out, ids, tokens, _offsets(token_starts, token_ends, shift, align, edits, base, ordered=found is not None),
+            word_ids, type_id)
 
 
 def _append_few(out: Piecewise, fields: PieceFields, pieces: list[str], starts: list[int], ends: list[int], *,
@@ -246,10 +240,16 @@ def _append_few(out: Piecewise, fields: PieceFields, pieces: list[str], starts: 
         token_starts += [start + at for at in relative_starts]
         token_ends += [start + at for at in relative_ends]
         word_ids += [word + k] * len(piece_ids)
+    _extend(out, ids, tokens, _offsets(token_starts, token_ends, shift, align, edits, base), word_ids, type_id)
+
+
+def _extend(out: Piecewise, ids: list[int], tokens: Iterable[str], offsets: Iterable[tuple[int, int]],
+            word_ids: list[int], type_id: int) -> None:
+    """Append a part's tokens to ``out``: text tokens of sequence ``type_id``, none special."""
     n = len(ids)
     out.ids += ids
     out.tokens += tokens
-    out.offsets += _offsets(token_starts, token_ends, shift, align, edits, base)
+    out.offsets += offsets
     out.type_ids += [type_id] * n
     out.special_tokens_mask += [0] * n
     out.word_ids += word_ids
