@@ -285,8 +285,28 @@ def test_span_readers_equal_the_best_cut(seed: int, text: str, with_unk_text: bo
     ids = tuple(itertools.chain.from_iterable(run for _, _, run in best))
     want = Cut.of(best)
     spelled, read = model._spans.spelled(piece, ids), model._spans.read_off(piece, ids)
-    assert spelled is None or spelled == want
+    assert spelled is None or spelled[:3] == want[:3]
+    assert spelled is None or spelled.words == [piece[s:e] for s, e in zip(spelled.starts, spelled.ends)]
     assert read is None or Cut.of(read) == want
-    assert model._spans.cut(piece, ids) == want
+    assert model._spans.cut(piece, ids)[:3] == want[:3]
     if not byte_fallback and "<unk>" not in piece:
         assert spelled is not None or any(run[0] == 0 for *_, run in best)  # (no unknown run: always spelled)
+
+
+def test_a_long_piece_is_encoded_once_for_its_fields(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A whole text that is one piece (Metaspace without split) is not encoded again when its
+    offsets are read: the cache keeps the last long piece's ids; a cleared cache forgets them."""
+    from bytepair.bulk import MIN_CHARS
+    from bytepair.models.unigram.model import Unigram
+    from tests.spm_reference import spm_model
+
+    calls: list[int] = []
+    encode = Unigram.encode_piece
+    monkeypatch.setattr(Unigram, "encode_piece", lambda self, piece, **kw: calls.append(len(piece)) or encode(self, piece, **kw))
+    tok = bytepair.Tokenizer.from_sentencepiece(spm_model("unigram"))
+    text = "A long text, one piece of it. " * (MIN_CHARS // 20)
+    encoding = tok.encode(text)
+    assert len(calls) == 1 and calls[0] > MIN_CHARS
+    assert encoding.offsets[-1][1] == len(text.rstrip()) and len(calls) == 1
+    tok.pipeline.engine.cache.clear()
+    assert tok.encode(text).ids == encoding.ids and len(calls) == 2

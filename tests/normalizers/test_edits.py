@@ -7,6 +7,7 @@ Replace steps); and the pipeline's offsets through them are HF's."""
 from __future__ import annotations
 
 import functools
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -73,6 +74,41 @@ def test_then_composes_as_sequence_does() -> None:
     sources = first.sources()
     composed = [sources[k] for k in later.sources()]
     assert first.then(later).sources() == composed
+
+
+@st.composite
+def edits_of(draw: st.DrawFn, length: int) -> Edits:
+    """Random changes of a segment of ``length`` characters (each removed, kept, or grown to 2-3)."""
+    counts = draw(st.lists(st.sampled_from([1, 1, 1, 0, 0, 2, 3]), min_size=length, max_size=length))
+    return Edits([(index, n) for index, n in enumerate(counts) if n != 1], length)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data(), st.integers(0, 30))
+def test_then_and_sources_against_their_definition(data: st.DataObject, length: int) -> None:
+    """``then`` (a bisection per change of the first) composes as the characters' sources do, and
+    ``sources``' fast form (removals only) is ``reference_sources``."""
+    first = data.draw(edits_of(length))
+    sources = first.reference_sources()
+    later = data.draw(edits_of(len(sources)))
+    composed = first.then(later)
+    assert composed.length == length and composed.changed == sorted(composed.changed)
+    assert all(n != 1 for _, n in composed.changed)
+    assert composed.reference_sources() == [sources[k] for k in later.reference_sources()]
+    assert first.sources() == sources and composed.sources() == composed.reference_sources()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(st.sampled_from(" a\t\u3000▁"), max_size=12))
+def test_spaces_at_ends_as_the_regex(text: str) -> None:
+    """The converter's ``\\A +| +\\z`` (``str.strip`` in ``normalize`` and ``normalize_edits``) as the regex removes them."""
+    replace = Replace(Regex(r"\A +| +\z"), "")
+    expected, align = replace.normalize_aligned(text)  # (the regex, match by match)
+    assert replace.normalize(text) == expected == re.sub(r"\A +| +\Z", "", text)
+    normalized, edits = replace.normalize_edits(text)
+    identity = [(i, i + 1) for i in range(len(text))]
+    assert normalized == expected
+    assert (edits.aligned() if edits is not None else identity) == (align if align is not None else identity)
 
 
 @settings(max_examples=150, deadline=None)

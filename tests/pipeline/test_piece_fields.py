@@ -10,6 +10,7 @@ by the tokenizer's one clear. (The offsets against HF's are held by ``test_token
 from __future__ import annotations
 
 import random
+from unittest.mock import patch
 
 import pytest
 from hypothesis import given, settings
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 import bytepair
 from bytepair import models, normalizers, pre_tokenizers
 from bytepair.formats.charsmap import CharsMap
+from bytepair.normalizers import edits as edits_module
 from bytepair.normalizers.edits import Edits
 from bytepair.pipeline.piece_fields import PieceFields
 
@@ -115,6 +117,18 @@ def test_corpus_fields_equal_the_reference(name: str) -> None:
     assert _fields(tok.pipeline.encode(text, 0)) == _fields(tok.pipeline.reference_encode(text, 0))
 
 
+@pytest.mark.parametrize("name", ["en", "el_cs_bg_pt", "code_python"])
+def test_converted_unigram_corpus_fields_equal_the_reference(name: str) -> None:
+    """A converted SentencePiece model on corpus text (the whole text one piece of thousands of
+    tokens, the normalizer's changes by the thousand): the fast path's fields are the reference's."""
+    from bench.common import CORPUS, load_corpus
+    from tests.spm_reference import spm_model
+
+    text = load_corpus(CORPUS, [name])[name][:20000]
+    tok = bytepair.Tokenizer.from_sentencepiece(spm_model("unigram"))
+    assert _fields(tok.pipeline.encode(text, 0)) == _fields(tok.pipeline.reference_encode(text, 0))
+
+
 @settings(max_examples=200, deadline=None)
 @given(lengths=st.lists(st.sampled_from([0, 1, 1, 1, 1, 1, 2, 3]), min_size=0, max_size=40), data=st.data())
 def test_sparse_edits_map_offsets_as_the_sources_do(lengths: list[int], data: st.DataObject) -> None:
@@ -128,7 +142,9 @@ def test_sparse_edits_map_offsets_as_the_sources_do(lengths: list[int], data: st
     spans = [(a, b) for a, b in zip(cuts, cuts[1:]) if b > a]
     starts, ends = [s for s, _ in spans], [e for _, e in spans]
     expected = [(7 + sources[s], 7 + sources[e - 1] + 1) for s, e in spans]
-    assert list(edits.offsets(starts, ends, 7)) == expected
+    for tokens_per_edit in (0, 10**9):  # (change by change, and by the list of sources)
+        with patch.object(edits_module, "SPARSE_TOKENS_PER_EDIT", tokens_per_edit):
+            assert list(edits.offsets(starts, ends, 7)) == expected
 
 
 def test_bert_edits_align_as_the_steps() -> None:

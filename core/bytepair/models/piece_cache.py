@@ -12,6 +12,7 @@ from array import array
 from collections.abc import Callable
 from typing import Any
 
+from ..bulk import LastText
 from .bpe.long_pieces import LONG_PIECE_CHARS
 from .bpe.piece_cuts import MAX_DISTINCT_BYTES, distinct_bytes
 
@@ -65,6 +66,10 @@ class PieceCache(dict[str, tuple[int, ...]]):
         make_long = getattr(model, "long_piece_encoder", None)
         self._long = make_long(self) if make_long is not None else None
         self.packed = PackedPieceCache(self)
+        self._last_long: LastText[tuple[int, ...]] = LastText()
+        """The last long piece's ids (``bulk.LastText``: 4k characters and more): a whole text that is
+        one piece (a converted SentencePiece model's Metaspace does not split) is looked up again
+        when its fields are read."""
 
     @property
     def long_pieces(self) -> Any:
@@ -105,6 +110,7 @@ class PieceCache(dict[str, tuple[int, ...]]):
         stitched chunks, and what the model remembers of pieces (``clear_memos``, where it offers one)."""
         super().clear()
         self.bytes = 0
+        self._last_long.clear()
         self.packed.clear()
         if self._long is not None:
             self._long.clear()
@@ -121,8 +127,13 @@ class PieceCache(dict[str, tuple[int, ...]]):
 
     def __missing__(self, piece: str) -> tuple[int, ...]:
         if len(piece) > LONG_PIECE_CHARS:
-            ids = self._long.encode(piece) if self._long is not None else None
-            return ids if ids is not None else self._encode(piece)  # None: the model merges it itself
+            ids = self._last_long.get(piece)
+            if ids is None:
+                ids = self._long.encode(piece) if self._long is not None else None
+                if ids is None:  # (the model merges it itself)
+                    ids = self._encode(piece)
+                self._last_long.keep(piece, ids)
+            return ids
         ids = self._encode(piece)
         size = entry_bytes(piece, ids)
         if len(self) >= self.max_entries or self.bytes + size > self.max_bytes:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from itertools import chain, repeat
+from operator import itemgetter, sub
 from typing import Any
 
 from ..formats.component_json import Regex, pattern_argument
@@ -18,6 +19,9 @@ from .base import Alignment, Normalizer, PerCharacter, identity_alignment
 from .edits import Edits
 
 __all__ = ["Lowercase", "Nmt", "Prepend", "Replace", "Strip", "StripAccents"]
+
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
+_SPACES_AT_ENDS = r"\A +| +\z"
 
 
 class Strip(Normalizer):
@@ -60,11 +64,17 @@ class Replace(Normalizer):
         if is_regex:
             check_pattern(pattern, "the Replace pattern", source)
         self._regex = re.compile(source)
+        self._template = content.replace("\\", "\\\\")  # (``re.sub``'s replacement: the content as it stands)
+        self._strips = is_regex and pattern == _SPACES_AT_ENDS and not content
+        """The pattern transformers' converter writes for ``remove_extra_whitespaces``, removing
+        spaces at both ends: ``str.strip`` does it without trying the regex at every space."""
 
     def normalize(self, text: str) -> str:
         if not self.is_regex:
             return text.replace(self.pattern, self.content)
-        return self._regex.sub(lambda _: self.content, text)
+        if self._strips:
+            return text.strip(" ")
+        return self._regex.sub(self._template, text)
 
     def normalize_aligned(self, text: str) -> tuple[str, Alignment | None]:
         if self._regex.search(text) is None:
@@ -94,21 +104,23 @@ class Replace(Normalizer):
         """
         if not self.is_regex and len(self.pattern) == 1 and len(self.content) == 1:
             return text.replace(self.pattern, self.content), None  # one character for one
+        if self._strips:
+            start, end = len(text) - len(text.lstrip(" ")), len(text.rstrip(" "))
+            removed = list(chain(range(start), range(max(start, end), len(text))))
+            return text[start:end], Edits(list(zip(removed, repeat(0))), len(text)) if removed else None
         spans = [match.span() for match in self._regex.finditer(text)]
         if not spans:
             return text, None
         if any(s == e for s, e in spans):
             return None  # (empty matches: normalize_aligned's own rule)
         width = len(self.content)
-        changed = [item for s, e in spans for item in chain(zip(range(s, e - 1), repeat(0)), ((e - 1, width),))
-                   if item[1] != 1]
-        out = []
-        pos = 0
-        for s, e in spans:
-            out += (text[pos:s], self.content)
-            pos = e
-        out.append(text[pos:])
-        return "".join(out), Edits(changed, len(text)) if changed else None
+        if width == 1:  # (a run collapsed to one character: all of it but its last removed)
+            removed = chain.from_iterable(map(range, map(_FIRST, spans), map(sub, map(_SECOND, spans), repeat(1))))
+            changed = list(zip(removed, repeat(0)))
+        else:
+            changed = [item for s, e in spans for item in chain(zip(range(s, e - 1), repeat(0)), ((e - 1, width),))
+                       if item[1] != 1]
+        return self._regex.sub(self._template, text), Edits(changed, len(text)) if changed else None
 
     def to_json(self) -> dict[str, Any]:
         return {"type": "Replace", "pattern": {"Regex" if self.is_regex else "String": self.pattern}, "content": self.content}

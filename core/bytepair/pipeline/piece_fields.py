@@ -139,9 +139,13 @@ def shifted_spans(starts: list[int], ends: list[int], shift: int, width: int) ->
         return None
     if not shift:
         return tuple(starts), tuple(ends)
+    if len(starts) > _FEW and starts[1:] == ends[:-1]:  # tokens one after another: their bounds moved once
+        bounds = list(map(sub, chain(starts[:1], ends), repeat(shift)))
+        moved_pairs: Iterable[list[int]] = (bounds[:-1], bounds[1:])
+    else:
+        moved_pairs = (list(map(sub, starts, repeat(shift))), list(map(sub, ends, repeat(shift))))
     out = []
-    for values, least in ((starts, 0), (ends, 1 if width else 0)):
-        moved = list(map(sub, values, repeat(shift)))
+    for moved, least in zip(moved_pairs, (0, 1 if width else 0)):
         k = 0
         while k < len(moved) and moved[k] < least:  # (in order: only the first tokens can fall short)
             moved[k] = least
@@ -237,8 +241,8 @@ def _append_few(out: Piecewise, fields: PieceFields, pieces: list[str], starts: 
             fields[piece] if len(piece) == end - start else fields.entry_of(piece, end - start))
         ids += piece_ids
         tokens += strings if token_of is None else map(token_of, piece_ids)
-        token_starts += [start + at for at in relative_starts]
-        token_ends += [start + at for at in relative_ends]
+        token_starts += [start + at for at in relative_starts] if start else relative_starts
+        token_ends += [start + at for at in relative_ends] if start else relative_ends
         word_ids += [word + k] * len(piece_ids)
     _extend(out, ids, tokens, _offsets(token_starts, token_ends, shift, align, edits, base), word_ids, type_id)
 

@@ -269,7 +269,10 @@ class TokenizerPipeline:
             spans = self._token_char_spans(piece, ids, 0, width)
             ids = ids[:len(spans)]  # (as the reference's zip)
             starts, ends = tuple(s for s, _ in spans[:len(ids)]), tuple(e for _, e in spans[:len(ids)])
-        return ids, tuple(model.piece_tokens(piece, ids)[:len(ids)]) if named else (), starts, ends
+        if not named:
+            return ids, (), starts, ends
+        strings = model.piece_tokens(piece, ids)
+        return ids, tuple(strings if len(strings) == len(ids) else strings[:len(ids)]), starts, ends
 
     def _fast_offsets(self, out: Piecewise, part: str, p_start: int, align: list[tuple[int, int]] | None, base: int,
                       type_id: int, word: int, ids_of: PieceIds) -> int | None:

@@ -243,7 +243,9 @@ class Unigram:
     def piece_tokens(self, piece: str, ids: tuple[int, ...]) -> list[str]:
         """The token strings of ``ids`` (which this model gave ``piece``) as HF's ``Encoding``
         shows them: an unknown run's token is the run's own text."""
-        starts, ends, runs = self._spans.cut(piece, ids)
+        starts, ends, runs, words = self._spans.cut(piece, ids)
+        if words is not None:  # (read off the tokens' texts: an unknown run's own text in its place)
+            return words
         if runs is None:  # a token a span: the vocabulary's strings, an unknown run's own text
             tokens = list(map(self._spans.texts.__getitem__, ids))
             if self.unk_id is not None and self.unk_id in ids:
@@ -276,14 +278,14 @@ class Unigram:
         >>> Unigram([("<unk>", 0.0), ("a", -1.0), ("b", -2.0), ("ab", -2.5)], unk_id=0).piece_char_spans("abxyab", (3, 0, 3))
         ([0, 2, 4], [2, 4, 6])
         """
-        starts, ends, runs = self._spans.cut(piece, ids)
+        starts, ends, runs, _ = self._spans.cut(piece, ids)
         if runs is None:
             return starts, ends
         counts = list(map(len, runs))
         return list(chain.from_iterable(map(repeat, starts, counts))), list(chain.from_iterable(map(repeat, ends, counts)))
 
     def _byte_spans(self, piece: str, ids: tuple[int, ...]) -> list[tuple[int, int]]:
-        starts, ends, runs = self._spans.cut(piece, ids)
+        starts, ends, runs, _ = self._spans.cut(piece, ids)
         out = []
         pos = 0
         for start, end, run in zip(starts, ends, runs if runs is not None else zip(ids)):

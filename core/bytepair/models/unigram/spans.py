@@ -14,7 +14,7 @@ after a run begins with a character that has one, the run is a whole run of char
 
 >>> spans = TokenSpans(["<unk>", "a", "b", "ab"], unk_id=0, byte_ids=[], best_cut=lambda piece: [])
 >>> spans.cut("abxyab", (3, 0, 3))
-Cut(starts=[0, 2, 4], ends=[2, 4, 6], runs=None)
+Cut(starts=[0, 2, 4], ends=[2, 4, 6], runs=None, words=['ab', 'xy', 'ab'])
 """
 
 from __future__ import annotations
@@ -38,11 +38,12 @@ _HEAD = itemgetter(slice(0, 1))
 class Cut(NamedTuple):
     """A piece's spans in order, none empty: ``starts[k]``, ``ends[k]`` in characters, stood for by the ids
     ``runs[k]`` (a byte-fallback run by all its byte tokens); ``runs`` None: one id a span, the ids
-    in order."""
+    in order. ``words``: the spans' texts, where the cut was read off them (``spelled``)."""
 
     starts: list[int]
     ends: list[int]
     runs: list[tuple[int, ...]] | None
+    words: list[str] | None = None
 
     @classmethod
     def of(cls, triples: Sequence[Triple]) -> Cut:
@@ -99,7 +100,7 @@ class TokenSpans:
 
         >>> spans = TokenSpans(["<unk>", "a", "b", "c", "bc"], unk_id=0, byte_ids=[], best_cut=lambda piece: [])
         >>> spans.spelled("abc", (1, 4)), spans.spelled("xyabc", (0, 1, 4)), spans.spelled("xy", (1,))
-        (Cut(starts=[0, 1], ends=[1, 3], runs=None), Cut(starts=[0, 2, 3], ends=[2, 3, 5], runs=None), None)
+        (Cut(starts=[0, 1], ends=[1, 3], runs=None, words=['a', 'bc']), Cut(starts=[0, 2, 3], ends=[2, 3, 5], runs=None, words=['xy', 'a', 'bc']), None)
         """
         texts, unk = self.texts, self.unk_id
         if ids and (min(ids) < 0 or max(ids) >= len(texts)) or not self.byte_of.keys().isdisjoint(ids):
@@ -117,7 +118,7 @@ class TokenSpans:
         if "" in words or "".join(words) != piece:
             return None
         bounds = list(accumulate(map(len, words), initial=0))
-        return Cut(bounds[:-1], bounds[1:], None)
+        return Cut(bounds[:-1], bounds[1:], None, words)
 
     def read_off(self, piece: str, ids: tuple[int, ...]) -> list[Triple] | None:
         """The spans of ``ids`` read off ``piece`` in one pass where each is certain: entries' tokens
