@@ -43,7 +43,7 @@ import { beginCall, endCall, interruptBuffer } from "./interrupts.mjs";
 import { encodeSnapshot, restoreInto, snapshotHeader, xxh32 } from "./snapshot.mjs";
 import { RuntimeSnapshots, snapshotFolder } from "./stored.mjs";
 import {
-  AssetReader, DATA_DIR, IS_NODE, MIME, VerifiedLoader, bpError, installFetchShim, installHostWasmShim, installSmallModuleCache, installTableReserve, installWasmShim, nodeModule, precompileSmallModules, pyodideModules, sha256,
+  AssetReader, DATA_DIR, IS_NODE, MIME, VerifiedLoader, bpError, installFetchShim, installHostWasmShim, installSmallModuleCache, installTableReserve, installWasmShim, nodeModule, precompileSmallModules, pyodideModules, sha256, watchInstantiate,
 } from "./verified.mjs";
 
 export { nodeModule } from "./verified.mjs";
@@ -193,17 +193,19 @@ export class Runtime {
         stderr: (msg) => console.warn("[bytepair/python]", msg),
       };
       options.createPyodideModule = async (moduleArg) => {
+        const watch = watchInstantiate(); // first: the host shim passes its calls through it
         const restore = wasm.how === "early" ? installHostWasmShim(wasm, wasmBytes.length, mark) : () => {};
         const restoreModule = installSmallModuleCache();
         const finishTable = installTableReserve(tableSlots);
         let module;
         try {
-          module = await asm.default(moduleArg);
+          module = await Promise.race([asm.default(moduleArg), watch.failed]);
           mark("pyodide: instantiated and linked");
         } finally {
           runtime.tableSlots = finishTable();
           restoreModule();
           restore();
+          watch.restore();
         }
         const touched = module.HEAP8.length;
         if (touched < head.memoryLength && !module._emscripten_resize_heap(head.memoryLength)) {

@@ -387,6 +387,32 @@ export function installHostWasmShim(wasm, size, mark) {
   return restore;
 }
 
+/** While Pyodide's module is instantiated: every WebAssembly.instantiate passed through, and a
+ * promise (`failed`) that rejects with AssetError when one of them fails. Why: Pyodide's
+ * instantiateWasm catches that failure and only prints a warning, and Emscripten's module promise
+ * then never settles, so a start that cannot go on waited for the stall timeout (60 s) instead of
+ * failing at once (and a warm start could not fall back). Install it before installHostWasmShim
+ * (that shim then passes its calls through this one); `restore` puts the real one back. */
+export function watchInstantiate() {
+  const real = WebAssembly.instantiate;
+  let fail;
+  const failed = new Promise((_, reject) => { fail = reject; });
+  failed.catch(() => {}); // read only through the race the caller runs
+  const watched = async (...args) => {
+    try {
+      return await real.apply(WebAssembly, args);
+    } catch (err) {
+      fail(bpError("AssetError", `Pyodide's WebAssembly module could not be instantiated (${err?.message ?? err}); rebuild the bundle with \`make bundle\` or report this runtime`));
+      throw err;
+    }
+  };
+  WebAssembly.instantiate = watched;
+  const restore = () => {
+    if (WebAssembly.instantiate === watched) WebAssembly.instantiate = real;
+  };
+  return { failed, restore };
+}
+
 /** Small modules compiled before Pyodide's own compile begins (precompileSmallModules), which
  * installSmallModuleCache hands out: the bytes, as a string -> their module. */
 const SMALL_MODULES = new Map();

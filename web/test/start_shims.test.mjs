@@ -15,7 +15,7 @@ import { crc32 } from "node:zlib";
 
 import { PAGE, encodeSnapshot, restoreFromFile, restoreInto, snapshotHeader } from "../snapshot.mjs";
 import { zeroed } from "../stored.mjs";
-import { AssetReader, installHostWasmShim, installSmallModuleCache, installTableReserve, precompileSmallModules } from "../verified.mjs";
+import { AssetReader, installHostWasmShim, installSmallModuleCache, installTableReserve, precompileSmallModules, watchInstantiate } from "../verified.mjs";
 
 const table = (initial) => new WebAssembly.Table({ initial, element: "anyfunc" });
 
@@ -155,4 +155,20 @@ test("a raw snapshot read from its file, left-out pages cleared only where not z
   assert.ok(Buffer.from(heap).equals(Buffer.from(expected)), "the memory differs from restoreInto's");
   assert.ok(Buffer.from(heap.subarray(0, memoryLength)).equals(Buffer.from(raw.subarray(headerLength))));
   assert.deepEqual(header, raw.subarray(0, headerLength));
+});
+
+test("a failed instantiate fails the start at once: watchInstantiate's promise rejects with AssetError, beneath the host shim", async () => {
+  const real = WebAssembly.instantiate;
+  const watch = watchInstantiate();
+  const restoreHost = installHostWasmShim({ compiled: Promise.resolve(null) }, 3, () => {});
+  try {
+    const ok = await WebAssembly.instantiate(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]), {});
+    assert.ok(ok.instance instanceof WebAssembly.Instance); // passed through
+    await assert.rejects(WebAssembly.instantiate(new Uint8Array([1, 2, 3]), {})); // the caller still sees its error
+    await assert.rejects(watch.failed, (err) => err.name === "AssetError" && /could not be instantiated/.test(err.message));
+  } finally {
+    restoreHost();
+    watch.restore();
+  }
+  assert.equal(WebAssembly.instantiate, real);
 });
