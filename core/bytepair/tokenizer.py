@@ -41,7 +41,7 @@ from .pipeline.tokenizer_pipeline import TokenizerPipeline
 from .pipeline.word_counts import word_counts
 from .pre_tokenizers import PreTokenizer
 from .processors import Piecewise, PostProcessor
-from .processors.post_processors import is_positional, positional_fields
+from .processors.post_processors import is_positional, positional_fields, processed_ids
 from .processors.padding import padded_length, padding_settings
 from .processors.truncation import truncation_settings
 from .text.checks import require_count, require_str, require_words
@@ -280,11 +280,13 @@ class Tokenizer(TokenizerStages, TokenizerFiles, TokenizerStreams, TokenizerBatc
         if self._truncation is None and self._padding is None:
             # Ids by the fast path (the post-processor needs only ids to add its special tokens);
             # everything else is built if and when it is read.
-            first_ids = Piecewise(ids=self._sequence_ids(sequence))
-            second_ids = None if pair is None else Piecewise(ids=self._sequence_ids(pair))
-            processor = self.post_processor if self.post_processor is not None else PostProcessor()
-            ids = processor.process(first_ids, second_ids, add_special_tokens).ids
-            counts = len(first_ids.ids), None if second_ids is None else len(second_ids.ids)
+            first_ids = self._sequence_ids(sequence)
+            second_ids = None if pair is None else self._sequence_ids(pair)
+            processor = self.post_processor
+            counts = len(first_ids), None if second_ids is None else len(second_ids)
+            ids = processed_ids(processor, first_ids, second_ids, add_special_tokens)
+            if processor is None:
+                processor = PostProcessor()
             # Built as it was encoded: without truncation even if some is set before the fields are read.
             # (Without padding or truncation, every token is attended to and nothing overflows.)
             return Encoded(ids, {"attention_mask": [1] * len(ids), "overflowing": []},

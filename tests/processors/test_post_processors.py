@@ -124,10 +124,12 @@ def test_positional_fields_without_a_second_pass(post: dict | None) -> None:
     class Custom(bytepair.processors.PostProcessor):
         def process(self, first, second, add_special_tokens):
             out = super().process(first, second, add_special_tokens)
+            out.add_special([50256], ["<|endoftext|>"], 0)  # its own special token, its ids not by a layout
             out.type_ids = [len(token) for token in out.tokens]  # looks at the tokens
             return out
 
     ours.post_processor = Custom()  # kept as itself (no JSON of its own), and saving says what to do
-    assert ours.encode("hello world").type_ids == [5, 6]  # "hello", "Ġworld"
+    custom = ours.encode("hello world")
+    assert custom.ids == [31373, 995, 50256] and custom.type_ids == [5, 6, 13]  # "hello", "Ġworld"
     with pytest.raises(bytepair.UnsavableError, match="to_json"):
         ours.to_str()

@@ -17,7 +17,7 @@ from typing import Any
 from ..errors import InvalidInputError, stage_without_json
 from ..text.byte_unicode import BYTE_TO_UNICODE
 
-__all__ = ["Piecewise", "PostProcessor", "trim_byte_level_offsets"]
+__all__ = ["Piecewise", "PostProcessor", "Step", "trim_byte_level_offsets"]
 
 _SPACE = BYTE_TO_UNICODE[ord(" ")]
 
@@ -83,11 +83,25 @@ def trim_byte_level_offsets(seq: Piecewise, add_prefix_space: bool) -> None:
         seq.offsets[i] = (start, end)
 
 
+Step = tuple[str | None, int | None, list[int], list[str]]
+"""One step of a post-processor's :meth:`~PostProcessor.layout`: a text (``"A"`` the first, ``"B"``
+the second) with its type id (None: the text's own), or special tokens ``(None, type id, ids, tokens)``."""
+
+_TEXTS: dict[bool, list[Step]] = {False: [("A", None, [], [])], True: [("A", None, [], []), ("B", None, [], [])]}
+
+
 class PostProcessor:
-    """Base: the number of tokens added, and ``process`` of one or two sequences."""
+    """Base: the number of tokens added, and ``process`` of one or two sequences by the processor's
+    :meth:`layout` (the texts as they are, one after the other, here)."""
 
     def added_tokens(self, is_pair: bool) -> int:
         return 0
+
+    def layout(self, is_pair: bool, add_special_tokens: bool) -> list[Step]:
+        """What :meth:`process` puts out, in order: the texts and the special tokens between them.
+        ``processors.post_processors.processed_ids`` reads it to place the special tokens among ids
+        alone; a processor defined elsewhere may override ``process`` instead (it is then run)."""
+        return _TEXTS[is_pair]
 
     def num_special_tokens_to_add(self, is_pair: bool) -> int:
         """HF's name for :meth:`added_tokens`: the special tokens ``process`` adds to one sequence
@@ -98,9 +112,13 @@ class PostProcessor:
 
     def process(self, first: Piecewise, second: Piecewise | None, add_special_tokens: bool) -> Piecewise:
         out = Piecewise()
-        out.extend(first)
-        if second is not None:
-            out.extend(second)
+        for which, type_id, ids, tokens in self.layout(second is not None, add_special_tokens):
+            if which is None:
+                out.add_special(ids, tokens, type_id or 0)
+            else:
+                seq = first if which == "A" else second
+                if seq is not None:
+                    out.extend(seq, type_id=type_id)
         return out
 
     def to_json(self) -> dict[str, Any]:

@@ -18,10 +18,10 @@ from typing import Any
 
 from ..errors import VocabFormatError
 from .template_spec import special_tokens_spec, template_items
-from .base import Piecewise, PostProcessor, trim_byte_level_offsets
+from .base import Piecewise, PostProcessor, Step, trim_byte_level_offsets
 
 __all__ = ["BertProcessing", "ByteLevel", "RobertaProcessing", "Sequence", "TemplateProcessing", "pair_json",
-           "is_positional", "positional_fields"]
+           "is_positional", "positional_fields", "processed_ids"]
 
 
 class ByteLevel(PostProcessor):
@@ -77,18 +77,11 @@ class TemplateProcessing(PostProcessor):
     def added_tokens(self, is_pair: bool) -> int:
         return self._specials_in(self.pair if is_pair else self.single)
 
-    def process(self, first: Piecewise, second: Piecewise | None, add_special_tokens: bool) -> Piecewise:
+    def layout(self, is_pair: bool, add_special_tokens: bool) -> list[Step]:
         """The template of one text or of a pair, its special tokens left out without
         ``add_special_tokens`` (as HF: the texts still take the template's order and type ids)."""
-        out = Piecewise()
-        for which, type_id, ids, tokens in self._steps[second is not None]:
-            if which is not None:
-                seq = first if which == "A" else second
-                if seq is not None:
-                    out.extend(seq, type_id=type_id)
-            elif add_special_tokens:
-                out.add_special(ids, tokens, type_id)
-        return out
+        steps = self._steps[is_pair]
+        return steps if add_special_tokens else [step for step in steps if step[0] is not None]
 
     def to_json(self) -> dict[str, Any]:
         return {"type": "TemplateProcessing", "single": self.single, "pair": self.pair, "special_tokens": self.special_tokens}
@@ -104,17 +97,14 @@ class BertProcessing(PostProcessor):
     def added_tokens(self, is_pair: bool) -> int:
         return 3 if is_pair else 2
 
-    def process(self, first: Piecewise, second: Piecewise | None, add_special_tokens: bool) -> Piecewise:
+    def layout(self, is_pair: bool, add_special_tokens: bool) -> list[Step]:
         if not add_special_tokens:
-            return super().process(first, second, add_special_tokens)
-        out = Piecewise()
-        out.add_special([self.cls[1]], [self.cls[0]], 0)
-        out.extend(first, type_id=0)
-        out.add_special([self.sep[1]], [self.sep[0]], 0)
-        if second is not None:
-            out.extend(second, type_id=1)
-            out.add_special([self.sep[1]], [self.sep[0]], 1)
-        return out
+            return super().layout(is_pair, add_special_tokens)
+        sep = [self.sep[1]], [self.sep[0]]
+        steps: list[Step] = [(None, 0, [self.cls[1]], [self.cls[0]]), ("A", 0, [], []), (None, 0, *sep)]
+        if is_pair:
+            steps += [("B", 1, [], []), (None, 1, *sep)]
+        return steps
 
     def to_json(self) -> dict[str, Any]:
         return {"type": "BertProcessing", "sep": list(self.sep), "cls": list(self.cls)}
@@ -135,20 +125,17 @@ class RobertaProcessing(PostProcessor):
             for seq in (first, second):
                 if seq is not None:
                     trim_byte_level_offsets(seq, self.add_prefix_space)
-        out = Piecewise()
-        if not add_special_tokens:  # RoBERTa has no type ids: every token is 0, a pair's too
-            out.extend(first, type_id=0)
-            if second is not None:
-                out.extend(second, type_id=0)
-            return out
-        out.add_special([self.cls[1]], [self.cls[0]], 0)
-        out.extend(first, type_id=0)
-        out.add_special([self.sep[1]], [self.sep[0]], 0)
-        if second is not None:
-            out.add_special([self.sep[1]], [self.sep[0]], 0)
-            out.extend(second, type_id=0)
-            out.add_special([self.sep[1]], [self.sep[0]], 0)
-        return out
+        return super().process(first, second, add_special_tokens)
+
+    def layout(self, is_pair: bool, add_special_tokens: bool) -> list[Step]:
+        texts: list[Step] = [("A", 0, [], []), ("B", 0, [], [])]  # RoBERTa has no type ids: every token is 0, a pair's too
+        if not add_special_tokens:
+            return texts if is_pair else texts[:1]
+        sep: Step = (None, 0, [self.sep[1]], [self.sep[0]])
+        steps: list[Step] = [(None, 0, [self.cls[1]], [self.cls[0]]), texts[0], sep]
+        if is_pair:
+            steps += [sep, texts[1], sep]
+        return steps
 
     def to_json(self) -> dict[str, Any]:
         return {"type": "RobertaProcessing", "sep": list(self.sep), "cls": list(self.cls),
@@ -163,6 +150,12 @@ class Sequence(PostProcessor):
 
     def added_tokens(self, is_pair: bool) -> int:
         return sum(step.added_tokens(is_pair) for step in self.steps)
+
+    def layout(self, is_pair: bool, add_special_tokens: bool) -> list[Step]:
+        """The last step's (the earlier ones only trim offsets)."""
+        if not self.steps:
+            return super().layout(is_pair, add_special_tokens)
+        return self.steps[-1].layout(is_pair, add_special_tokens)
 
     def process(self, first: Piecewise, second: Piecewise | None, add_special_tokens: bool) -> Piecewise:
         if not self.steps:
@@ -203,9 +196,43 @@ def positional_fields(processor: PostProcessor, n_first: int, n_second: int | No
     >>> positional_fields(bert, 2, 1, True)["type_ids"], positional_fields(bert, 2, None, True)["special_tokens_mask"]
     ([0, 0, 0, 0, 1, 1], [1, 0, 0, 1])
     """
-    def placeholder(n: int, type_id: int) -> Piecewise:  # the token fields the processors read stay empty
-        return Piecewise(ids=[0] * n, type_ids=[type_id] * n, special_tokens_mask=[0] * n, sequence_ids=[type_id] * n)
+    type_ids: list[int] = []
+    mask: list[int] = []
+    sequence_ids: list[int | None] = []
+    for which, type_id, ids, _ in processor.layout(n_second is not None, add_special_tokens):
+        if which is None:
+            n = len(ids)
+            type_ids += [type_id or 0] * n
+            mask += [1] * n
+            sequence_ids += [None] * n
+            continue
+        own, n = (0, n_first) if which == "A" else (1, n_second)
+        if n is not None:
+            type_ids += [own if type_id is None else type_id] * n
+            mask += [0] * n
+            sequence_ids += [own] * n
+    return {"type_ids": type_ids, "special_tokens_mask": mask, "sequence_ids": sequence_ids}
 
-    out = processor.process(placeholder(n_first, 0), None if n_second is None else placeholder(n_second, 1),
-                            add_special_tokens)
-    return {"type_ids": out.type_ids, "special_tokens_mask": out.special_tokens_mask, "sequence_ids": out.sequence_ids}
+
+def processed_ids(processor: PostProcessor | None, first: list[int], second: list[int] | None,
+                  add_special_tokens: bool) -> list[int]:
+    """``processor.process(...).ids`` of texts given by their ids alone (None: no processor): the
+    special tokens placed by the processor's layout where it ``is_positional``, else by ``process``.
+
+    >>> processed_ids(BertProcessing(("[SEP]", 102), ("[CLS]", 101)), [7, 8], [9], True)
+    [101, 7, 8, 102, 9, 102]
+    """
+    if processor is None:
+        return first if second is None else first + second
+    if not is_positional(processor):
+        return processor.process(Piecewise(ids=first), None if second is None else Piecewise(ids=second),
+                                 add_special_tokens).ids
+    out: list[int] = []
+    for which, _, ids, _ in processor.layout(second is not None, add_special_tokens):
+        if which is None:
+            out += ids
+        elif which == "A":
+            out += first
+        elif second is not None:
+            out += second
+    return out
