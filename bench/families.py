@@ -219,9 +219,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "widths over those words only, merged into the words' bounds by a sort of two sorted runs; other "
         "models' words are worked out once per distinct word and kept (bounded in bytes, emptied with the "
         "piece cache); BertNormalizer's alignment is kept as the few characters it does not map to one "
-        "character (`normalizers/edits.py`). Line by line (the column reads every field), the type ids, "
-        "special-tokens mask and sequence ids come from the ids' pass, through the post-processor (they "
-        "depend on the texts' token counts alone); tokens, offsets and word ids are a second pass through the "
+        "character (`normalizers/edits.py`). Line by line (the column reads every field), the ids and the type ids, "
+        "special-tokens mask and sequence ids come from the ids' pass, through the post-processor's layout (its "
+        "special tokens and the texts in order: they depend on the texts' token counts alone); tokens, offsets and word ids are a second pass through the "
         "stages (a part of up to 256 words put together word by word), a cost every short call pays that "
         "HF's `encode` has not.",
         "### Training with HF's trainer objects (`train_from_iterator`, counting included)",
