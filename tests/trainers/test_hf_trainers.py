@@ -31,21 +31,22 @@ LINES = corpus_lines("en", 120_000) + corpus_lines("de", 30_000)
 
 
 def train_both(kind: str, lines: list[str], bert: bool = True, **options: Any) -> tuple[Any, bytepair.Tokenizer]:
-    hf_model, our_model = {
-        "WordPiece": (lambda: H.models.WordPiece(unk_token="[UNK]"), lambda: models.WordPiece(unk_token="[UNK]")),
-        "WordLevel": (lambda: H.models.WordLevel(unk_token="[UNK]"), lambda: models.WordLevel(unk_token="[UNK]")),
-        "Bpe": (lambda: H.models.BPE(), lambda: models.BPE({}, [])),
-    }[kind]
-    hf = H.Tokenizer(hf_model())
-    ours = bytepair.Tokenizer(our_model())
+    """The same training by HF and by bytepair (BERT's normalizer and pre-tokenizer, or Whitespace)."""
+    return train_one(H, kind, lines, bert, **options), train_one(bytepair, kind, lines, bert, **options)
+
+
+def train_one(lib: Any, kind: str, lines: list[str], bert: bool = True, **options: Any) -> Any:
+    """A ``kind`` model trained by ``lib`` (``tokenizers`` or ``bytepair``) on ``lines``."""
+    model = {"WordPiece": lambda: lib.models.WordPiece(unk_token="[UNK]"),
+             "WordLevel": lambda: lib.models.WordLevel(unk_token="[UNK]"),
+             "Bpe": lambda: lib.models.BPE() if lib is H else lib.models.BPE({}, [])}[kind]
+    tok = lib.Tokenizer(model())
     if bert:
-        hf.normalizer, hf.pre_tokenizer = H.normalizers.BertNormalizer(), H.pre_tokenizers.BertPreTokenizer()
-        ours.normalizer, ours.pre_tokenizer = normalizers.BertNormalizer(), pre_tokenizers.BertPreTokenizer()
+        tok.normalizer, tok.pre_tokenizer = lib.normalizers.BertNormalizer(), lib.pre_tokenizers.BertPreTokenizer()
     else:
-        hf.pre_tokenizer, ours.pre_tokenizer = H.pre_tokenizers.Whitespace(), pre_tokenizers.Whitespace()
-    hf.train_from_iterator(lines, getattr(H.trainers, kind + "Trainer")(show_progress=False, **options))
-    ours.train_from_iterator(lines, getattr(trainers, kind + "Trainer")(show_progress=False, **options))
-    return hf, ours
+        tok.pre_tokenizer = lib.pre_tokenizers.Whitespace()
+    tok.train_from_iterator(lines, getattr(lib.trainers, kind + "Trainer")(show_progress=False, **options))
+    return tok
 
 
 def merges_of(tok: Any) -> list[list[str]]:
@@ -105,13 +106,16 @@ PREFIXED = [
 
 @pytest.mark.parametrize("kind, options", PREFIXED)
 def test_prefixed_training_close_to_hf(kind: str, options: dict) -> None:
-    """HF's runs differ from each other by up to ~1% of the vocabulary here (ties decided by hash
-    order); bytepair is within that of one HF run, deterministic, and has HF's fixed ids."""
+    """HF's runs differ from each other by up to ~2% of the vocabulary here (ties decided by hash
+    order: 10 runs of the Bpe case, 0-20 tokens apart, median 14); bytepair is within that of some
+    HF run (of three: one run alone was 24 tokens away once, with the same bytepair vocabulary),
+    deterministic, and has HF's fixed ids."""
     hf, ours_tok = train_both(kind, LINES, **options)
     ours, theirs = ours_tok.get_vocab(), hf.get_vocab()
     assert len(ours) == len(theirs)
-    assert _distance(ours, theirs) <= len(theirs) // 50
-    assert train_both(kind, LINES, **options)[1].get_vocab() == ours  # bytepair is deterministic
+    runs = [theirs] + [train_one(H, kind, LINES, **options).get_vocab() for _ in range(2)]
+    assert min(_distance(ours, run) for run in runs) <= len(theirs) // 50
+    assert train_one(bytepair, kind, LINES, **options).get_vocab() == ours  # bytepair is deterministic
     fixed = {t: i for t, i in theirs.items() if len(t) == 1 or t in SPECIALS}
     assert {t: ours[t] for t in fixed} == fixed  # special tokens and alphabet: HF's ids
     if kind == "WordPiece":
