@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator
 from collections import deque
+from collections.abc import Iterable, Iterator
 from itertools import chain, compress, islice, repeat
 from operator import add, itemgetter, le, ne, sub
 from typing import NamedTuple
