@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -135,8 +136,23 @@ def test_node_test_suite(node: str, tmp_path: Path) -> None:
         [node, "--test", "web/test/"], cwd=ROOT, capture_output=True, text=True, timeout=600,
         env={**__import__("os").environ, "BYTEPAIR_FIXTURE": str(path)},
     )
-    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    assert result.returncode == 0, failed_subtests(result.stdout) + result.stderr[-4000:]
     assert "# fail 0" in result.stdout
+
+
+def failed_subtests(tap: str) -> str:
+    """The ``not ok`` entries of a TAP report with their details, else the report's tail (a failure
+    message must name the failed test: the tail of node's report of 79 tests names none)."""
+    out: list[str] = []
+    keep = False
+    for line in tap.splitlines():
+        if re.match(r"\s*not ok \d+ - ", line):
+            keep = True
+        elif re.match(r"\s*(ok \d+ - |# Subtest)", line):
+            keep = False
+        if keep:
+            out.append(line)
+    return "\n".join(out)[-12000:] if out else tap[-4000:]
 
 
 def test_node_cli_count(node: str, tmp_path: Path) -> None:
