@@ -86,6 +86,10 @@ test("an aborted call that has not begun never runs", async () => {
 test("createTokenizer waiting behind a long call can be aborted", async () => {
   const qwen = await bp.createTokenizer({ tokenizer: "qwen2_5" });
   try {
+    // A chat call's first use loads jinja2 and the chat settings, and the worker takes the next
+    // request while it waits for them: under load the open below was answered before the runaway
+    // began (and before its abort). Loaded first, the runaway runs at once.
+    await qwen.applyChatTemplate(MESSAGES);
     const busy = qwen.applyChatTemplate(MESSAGES, { chatTemplate: RUNAWAY, templateTimeout: 2 }).catch((e) => e);
     await sleep(100);
     const t0 = performance.now();
