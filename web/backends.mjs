@@ -139,9 +139,6 @@ export class WorkerBackend {
     if (entry.budgetMs || entry.beginBy) this.watchBudgets();
     if (!this.restoring) this.post(id, entry);
     if (!signal) return answer;
-    // Held by the pending entry: a signal nothing else holds (AbortSignal.timeout(ms) passed inline)
-    // could otherwise be collected with its timer before it fires, and the abort never come.
-    entry.signal = signal;
     const onAbort = () => this.abort(id, signal);
     signal.addEventListener("abort", onAbort, { once: true });
     const forget = () => signal.removeEventListener("abort", onAbort);
