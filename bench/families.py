@@ -5,9 +5,10 @@ pass over new text, and training time with HF's trainer objects.
     .venv/bin/python -m bench families              # writes the `families` section
     .venv/bin/python -m bench families --no-write --repeats 3
 
-Both libraries run in this process, single-threaded (``RAYON_NUM_THREADS=1``, set before HF is
-imported). A first pass is one ``encode(text, add_special_tokens=False)`` of a whole corpus file by
-a tokenizer loaded just before from the same ``tokenizer.json`` (so no piece is cached); the ids of
+HF single-threaded (``RAYON_NUM_THREADS=1``, set before HF is imported). A first pass is one
+``encode(text, add_special_tokens=False)`` of a whole corpus file by a tokenizer loaded just before
+from the same ``tokenizer.json`` (so no piece is cached): first in fresh processes (what a user gets
+first: ``tokenizer_json_child.py``, the libraries taking turns), then in this process; the ids of
 both are compared. Training is ``Tokenizer.train_from_iterator(lines, trainer)`` from a new model,
 counting included. Times are medians of ``--repeats`` runs, the libraries taking turns.
 
@@ -24,13 +25,16 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import statistics  # noqa: E402
 import sys  # noqa: E402
+import tempfile  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable, Sequence  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
+from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
-from bench.common import (CORE, CORPUS, HF_DIR, PERFORMANCE, all_fields, command_line, lines_with_fields, load_corpus, log,  # noqa: E402
-                          md_table, parser, replace_section, timed_both)
+from bench.common import (CORE, CORPUS, HF_DIR, PERFORMANCE, all_fields, command_line, import_snapshot,  # noqa: E402
+                          lines_with_fields, load_corpus, log, md_table, parser, replace_section, snapshot_package,
+                          timed_both, write_texts)
 
 sys.path.insert(0, str(CORE))
 
@@ -123,18 +127,45 @@ def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
     return time.perf_counter() - start, out
 
 
-def bench_encode(rows: Sequence[EncodeRow], corpus: dict[str, str], repeats: int) -> tuple[list[list[str]], list[str]]:
+def bench_fresh(rows: Sequence[EncodeRow], jsons: dict[str, str], corpus: dict[str, str], work: Path,
+                repeats: int) -> list[list[str]]:
+    """New text in a new process (what a user gets first): HF and bytepair each import, load the
+    row's ``tokenizer.json`` and encode a whole file once, ids only and every field read."""
+    import bytepair
+
+    from bench.tokenizer_json_measure import Fresh, fresh_first_passes
+
+    files = write_texts({name: corpus[name] for row in rows for name in row.corpus}, work / "corpus")
+    fresh = Fresh(work, work / "code", Path(bytepair.__file__).parent)
+    table = []
+    for k, row in enumerate(rows):
+        json_path = work / f"family-{k}.json"
+        json_path.write_text(jsons[row.family], encoding="utf-8")
+        for name in row.corpus:
+            got = fresh_first_passes(fresh, json_path, files[name], repeats)
+            ids, fields = got["ids"], got["fields"]
+            mb = len(corpus[name].encode("utf-8")) / 1e6
+            log(f"{row.family} {name} fresh: ids hf {ids['hf']:.3f}s bytepair {ids['bytepair']:.3f}s; "
+                f"every field hf {fields['hf']:.3f}s bytepair {fields['bytepair']:.3f}s")
+            table.append([row.family, name, f"{mb:.2f}", f"{mb / ids['hf']:.2f}", f"{mb / ids['bytepair']:.2f}",
+                          f"{ids['hf'] / ids['bytepair']:.2f}×", f"{mb / fields['hf']:.2f}",
+                          f"{mb / fields['bytepair']:.2f}", f"{fields['hf'] / fields['bytepair']:.2f}×"])
+    return table
+
+
+def bench_encode(rows: Sequence[EncodeRow], jsons: dict[str, str], corpus: dict[str, str],
+                 repeats: int) -> tuple[list[list[str]], list[str]]:
     import bytepair
     import tokenizers
 
     table, mismatches = [], []
     for row in rows:
-        log(f"building {row.family}")
-        text_json = row.build(corpus)
+        text_json = jsons[row.family]
         for name in row.corpus:
             text = corpus[name]
             times: dict[str, list[float]] = {"hf": [], "bytepair": [], "hf-all": [], "bytepair-all": [],
-                                             "hf-all-cpu": [], "bytepair-all-cpu": [], "hf-lines": [], "bytepair-lines": []}
+                                             "hf-all-cpu": [], "bytepair-all-cpu": [], "hf-lines": [], "bytepair-lines": [],
+                                             "hf-lines-ids": [], "bytepair-lines-ids": []}
             ids: dict[str, list[int]] = {}
             for _ in range(repeats):
                 for lib, module in (("hf", tokenizers), ("bytepair", bytepair)):
@@ -148,6 +179,7 @@ def bench_encode(rows: Sequence[EncodeRow], corpus: dict[str, str], repeats: int
                     times[lib + "-all"].append(seconds)
                     times[lib + "-all-cpu"].append(cpu)
                     times[lib + "-lines"].append(lines_with_fields(module, text_json, text)[1])
+                    times[lib + "-lines-ids"].append(lines_with_fields(module, text_json, text, fields=False)[1])
             if ids["hf"] != ids["bytepair"]:
                 mismatches.append(f"{row.family} {name}")
             mb = len(text.encode("utf-8")) / 1e6
@@ -155,10 +187,11 @@ def bench_encode(rows: Sequence[EncodeRow], corpus: dict[str, str], repeats: int
             hf_all, ours_all = statistics.median(times["hf-all"]), statistics.median(times["bytepair-all"])
             hf_cpu, ours_cpu = statistics.median(times["hf-all-cpu"]), statistics.median(times["bytepair-all-cpu"])
             hf_lines, ours_lines = statistics.median(times["hf-lines"]), statistics.median(times["bytepair-lines"])
+            hf_lines_ids, ours_lines_ids = statistics.median(times["hf-lines-ids"]), statistics.median(times["bytepair-lines-ids"])
             log(f"{row.family} {name}: hf {hf:.3f}s bytepair {ours:.3f}s; every field: hf {hf_all:.3f}s bytepair {ours_all:.3f}s")
             table.append([row.family, name, f"{mb:.2f}", f"{len(ids['hf']):,}", f"{mb / hf:.2f}", f"{mb / ours:.2f}",
                           f"{hf / ours:.2f}×", f"{mb / hf_all:.2f}", f"{mb / ours_all:.2f}", f"{hf_all / ours_all:.2f}×",
-                          f"{hf_cpu / ours_cpu:.2f}×", f"{hf_lines / ours_lines:.2f}×",
+                          f"{hf_cpu / ours_cpu:.2f}×", f"{hf_lines_ids / ours_lines_ids:.2f}×", f"{hf_lines / ours_lines:.2f}×",
                           "yes" if ids["hf"] == ids["bytepair"] else "**no**"])
     return table, mismatches
 
@@ -193,21 +226,41 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = args_parser.parse_args(argv)
     corpus = load_corpus(CORPUS, None)
     load_before = os.getloadavg()[0]
-    encode_table, mismatches = bench_encode(ENCODE_ROWS, corpus, args.repeats)
+    with tempfile.TemporaryDirectory(prefix="bytepair-bench-families-") as tmp:
+        work = Path(tmp)
+        code_description = snapshot_package("worktree", work / "code")
+        import_snapshot(work / "code")  # (this process and the fresh ones time the same code)
+        jsons = {}
+        for row in ENCODE_ROWS:
+            log(f"building {row.family}")
+            jsons[row.family] = row.build(corpus)
+        fresh_table = bench_fresh(ENCODE_ROWS, jsons, corpus, work, args.repeats)
+        encode_table, mismatches = bench_encode(ENCODE_ROWS, jsons, corpus, args.repeats)
     train_table = bench_train(TRAIN_ROWS, corpus, max(1, args.repeats // 2 + 1))
     markdown = "\n\n".join([
         "## Families: WordPiece and WordLevel beside HF tokenizers (and BPE for reference)",
         f"Command: `{command_line()}`; both libraries in one process, HF single-threaded "
         "(`RAYON_NUM_THREADS=1`); medians, the libraries taking turns; load average "
-        f"{load_before:.1f} at the start, {os.getloadavg()[0]:.1f} at the end, on {os.cpu_count()} cores.",
-        "### First pass: a fresh tokenizer encodes a whole corpus file (`encode(text, add_special_tokens=False)`)",
-        "`.ids` only (bytepair builds the other fields when first read; HF in `encode`), then every field "
-        "read (tokens, offsets, word ids, masks); then the file's lines one `encode(line)` call each, every field "
-        "read, from a fresh tokenizer (what a user encoding sentences gets: each call's own cost counts):",
+        f"{load_before:.1f} at the start, {os.getloadavg()[0]:.1f} at the end, on {os.cpu_count()} cores; "
+        f"bytepair: {code_description}.",
+        "### First pass: new text in a fresh process",
+        "What a user gets first: a new Python process imports the library, loads the `tokenizer.json`, and one "
+        "`encode(text, add_special_tokens=False)` of a whole corpus file is timed (CPU time, HF single-threaded), "
+        "`.ids` only, then (in other processes) every field read (tokens, offsets, word ids, masks). Ids and "
+        "offsets are checked equal across the libraries.",
+        md_table([("file", "l"), ("text", "l"), ("MB", "r"), ("HF MB/s", "r"), ("bytepair MB/s", "r"),
+                  ("bytepair speed vs HF", "r"), ("HF MB/s, all fields", "r"), ("bytepair MB/s, all fields", "r"),
+                  ("bytepair speed vs HF, all fields", "r")], fresh_table),
+        "### First pass in one process: a fresh tokenizer encodes a whole corpus file; line by line",
+        "The same files in the benchmark's own process, each run from a new tokenizer (no piece cached, but the "
+        "process warm). `.ids` only (bytepair builds the other fields when first read; HF in `encode`), then every "
+        "field read (tokens, offsets, word ids, masks); then the file's lines one `encode(line)` call each (special "
+        "tokens added, as by default), `.ids` only and every field read, each from a fresh tokenizer (what a user "
+        "encoding sentences gets: each call's own cost counts):",
         md_table([("file", "l"), ("text", "l"), ("MB", "r"), ("tokens", "r"), ("HF MB/s", "r"), ("bytepair MB/s", "r"),
                   ("bytepair speed vs HF", "r"), ("HF MB/s, all fields", "r"), ("bytepair MB/s, all fields", "r"),
                   ("bytepair speed vs HF, all fields", "r"), ("the same by CPU time", "r"),
-                  ("line by line, all fields (CPU)", "r"), ("same ids", "l")],
+                  ("line by line, ids (CPU)", "r"), ("line by line, all fields (CPU)", "r"), ("same ids", "l")],
                  encode_table),
         "Ids come through the engine's piece cache (one lookup per new word, whole words taken at once). "
         "The other fields are built when first read, from a second pass over the text that reads what "

@@ -10,6 +10,7 @@ call exactly what the children call.
 Tasks (LIB is ``hf``, ``bytepair`` or ``tokie``):
     load LIB JSON                          import the library and load the file (an error is reported)
     first LIB JSON TEXT_FILE               ... then one timed encode of the file (empty caches)
+    fields LIB JSON TEXT_FILE              ... the same, every field of the encoding read in the timed part
     stream LIB JSON ROUNDS TEXT_FILE...    ... then the files in turn, ROUNDS times, each call timed
     warm-bytecode                          import everything once (the private bytecode cache);
                                            reports where bytepair was imported from
@@ -100,6 +101,28 @@ def child_first(lib: str, model_path: str, text_file: str) -> dict[str, Any]:
     return result
 
 
+def read_fields(encoding: Any) -> int:
+    """Reads every field of an HF-style ``Encoding`` (bytepair builds the fields beside the ids when
+    first read, HF in ``encode``). The in-process sections read them with this too (``bench.common``)."""
+    return (len(encoding.tokens) + len(encoding.offsets) + len(encoding.word_ids) + len(encoding.attention_mask)
+            + len(encoding.special_tokens_mask) + len(encoding.type_ids))
+
+
+def child_fields(lib: str, model_path: str, text_file: str) -> dict[str, Any]:
+    """``child_first`` with every field read in the timed part (HF ``tokenizers`` and bytepair)."""
+    tokenizer, result = _start(lib, model_path)
+    text = _read(text_file)
+    wall, cpu = time.perf_counter(), time.process_time()
+    encoding = tokenizer.encode(text, add_special_tokens=False)
+    read_fields(encoding)
+    result["encode_s"] = time.perf_counter() - wall
+    result["encode_cpu_s"] = time.process_time() - cpu
+    result["n_tokens"] = len(encoding.ids)
+    result["digest"] = digest(encoding.ids)
+    result["offsets_digest"] = digest([at for span in encoding.offsets for at in span])
+    return result
+
+
 def child_stream(lib: str, model_path: str, rounds: str, *text_files: str) -> dict[str, Any]:
     """Import, load, then encode the files in turn, ``rounds`` times over, each call timed."""
     tokenizer, result = _start(lib, model_path)
@@ -135,7 +158,7 @@ def child_warm_bytecode() -> dict[str, Any]:
     return {"bytepair_file": bytepair.__file__}
 
 
-CHILD_TASKS = {"load": child_load, "first": child_first, "stream": child_stream, "warm-bytecode": child_warm_bytecode}
+CHILD_TASKS = {"load": child_load, "first": child_first, "fields": child_fields, "stream": child_stream, "warm-bytecode": child_warm_bytecode}
 
 
 if __name__ == "__main__":

@@ -53,6 +53,26 @@ class Fresh:
         return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def fresh_first_passes(fresh: Fresh, json_path: Path, text_path: Path, repeats: int,
+                       libs: Sequence[str] = ("hf", "bytepair")) -> dict[str, dict[str, float]]:
+    """What a user gets from new text in a new process, for each library: ``{"ids": {lib: seconds},
+    "fields": {lib: seconds}}``, medians of ``repeats`` fresh processes (the libraries and the two
+    tasks taking turns) of one ``encode`` of the file, without and with every field read. Stops the
+    run where two libraries' ids or offsets differ."""
+    runs: dict[str, dict[str, list[dict[str, Any]]]] = {task: {lib: [] for lib in libs} for task in ("ids", "fields")}
+    for _ in range(repeats):
+        for task, child in (("ids", "first"), ("fields", "fields")):
+            for lib in libs:
+                runs[task][lib].append(fresh.run(child, lib, str(json_path), str(text_path)))
+    seen = {(r["digest"], r.get("offsets_digest")) for task in runs.values() for lib in libs for r in task[lib]
+            if "offsets_digest" in r}
+    ids_seen = {r["digest"] for task in runs.values() for lib in libs for r in task[lib]}
+    if len(seen) != 1 or len(ids_seen) != 1:
+        raise SystemExit(f"fresh processes on {text_path.name}: the libraries' ids or offsets differ")
+    return {task: {lib: median([r[timed("encode_s")] for r in by_lib[lib]]) for lib in libs}
+            for task, by_lib in runs.items()}
+
+
 # ----------------------------------------------------------------------------------------- results
 @dataclass
 class Libs:

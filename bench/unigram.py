@@ -6,8 +6,9 @@ beside HF ``tokenizers`` and the ``sentencepiece`` package: first-pass encoding,
 
 A SentencePiece Unigram model (8k pieces, nmt_nfkc) is trained with ``sentencepiece`` on the
 en+de+fr files; HF and bytepair each load transformers' conversion of it (``from_sentencepiece``
-gives the same ``tokenizer.json``) and encode a whole corpus file once, fresh (so no piece is
-cached), single-threaded (``RAYON_NUM_THREADS=1``); ``sentencepiece`` and
+gives the same ``tokenizer.json``) and encode a whole corpus file once, first in fresh processes
+(what a user gets first: ``tokenizer_json_child.py``), then each from a new tokenizer in this
+process (so no piece is cached), single-threaded (``RAYON_NUM_THREADS=1``); ``sentencepiece`` and
 ``bytepair.SentencePieceProcessor`` encode the same file from the ``.model``. Training is
 ``Tokenizer.train_from_iterator(lines, UnigramTrainer(...))`` after a Metaspace pre-tokenizer, by
 each library with its own trainer object, counting included. Medians of ``--repeats`` runs, the
@@ -29,8 +30,8 @@ from collections.abc import Callable, Sequence  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
-from bench.common import (CORE, CORPUS, PERFORMANCE, all_fields, command_line, lines_with_fields, load_corpus, log,  # noqa: E402
-                          md_table, parser, replace_section, timed_both)
+from bench.common import (CORE, CORPUS, PERFORMANCE, all_fields, command_line, import_snapshot, lines_with_fields,  # noqa: E402
+                          load_corpus, log, md_table, parser, replace_section, snapshot_package, timed_both, write_texts)
 
 sys.path.insert(0, str(CORE))
 
@@ -89,7 +90,7 @@ def bench_encode(corpus: dict[str, str], model: Path, repeats: int) -> tuple[lis
         text = corpus[name]
         times: dict[str, list[float]] = {"hf": [], "bytepair": [], "spm": [], "bytepair spm": [], "hf-all": [],
                                          "bytepair-all": [], "hf-all-cpu": [], "bytepair-all-cpu": [], "hf-lines": [],
-                                         "bytepair-lines": []}
+                                         "bytepair-lines": [], "hf-lines-ids": [], "bytepair-lines-ids": []}
         ids: dict[str, list[int]] = {}
         fields: dict[str, tuple[list[str], list[tuple[int, int]]]] = {}
         for _ in range(repeats):
@@ -117,6 +118,7 @@ def bench_encode(corpus: dict[str, str], model: Path, repeats: int) -> tuple[lis
                 times[lib + "-all-cpu"].append(cpu)
                 fields[lib] = (encoding.tokens, encoding.offsets)
                 times[lib + "-lines"].append(lines_with_fields(module, json_text, text)[1])
+                times[lib + "-lines-ids"].append(lines_with_fields(module, json_text, text, fields=False)[1])
         same_hf = ids["hf"] == ids["bytepair"] and fields["hf"] == fields["bytepair"]
         same_spm = ids["spm"] == ids["bytepair spm"]
         if not (same_hf and same_spm):
@@ -127,7 +129,7 @@ def bench_encode(corpus: dict[str, str], model: Path, repeats: int) -> tuple[lis
         table.append([name, f"{mb:.2f}", f"{len(ids['hf']):,}", f"{mb / med['hf']:.2f}", f"{mb / med['bytepair']:.2f}",
                       f"{med['hf'] / med['bytepair']:.2f}×", f"{mb / med['hf-all']:.2f}", f"{mb / med['bytepair-all']:.2f}",
                       f"{med['hf-all'] / med['bytepair-all']:.2f}×", f"{med['hf-all-cpu'] / med['bytepair-all-cpu']:.2f}×",
-                      f"{med['hf-lines'] / med['bytepair-lines']:.2f}×",
+                      f"{med['hf-lines-ids'] / med['bytepair-lines-ids']:.2f}×", f"{med['hf-lines'] / med['bytepair-lines']:.2f}×",
                       f"{mb / med['spm']:.2f}", f"{mb / med['bytepair spm']:.2f}",
                       f"{med['spm'] / med['bytepair spm']:.2f}×", "yes" if same_hf else "**no**", "yes" if same_spm else "**no**"])
     return table, mismatches
@@ -139,6 +141,30 @@ def _train(lib: Any, lines: list[str], vocab_size: int) -> Any:
     tok.train_from_iterator(lines, lib.trainers.UnigramTrainer(vocab_size=vocab_size, unk_token="<unk>",
                                                                  special_tokens=["<unk>"], show_progress=False))
     return tok
+
+
+def bench_fresh(corpus: dict[str, str], model: Path, work: Path, repeats: int) -> list[list[str]]:
+    """New text in a new process (what a user gets first): HF and bytepair each import, load the
+    converted ``tokenizer.json`` and encode a whole file once, ids only and every field read."""
+    import bytepair
+
+    from bench.tokenizer_json_measure import Fresh, fresh_first_passes
+
+    json_path = work / "unigram.json"
+    json_path.write_text(bytepair.Tokenizer.from_sentencepiece(model).to_str(), encoding="utf-8")
+    files = write_texts({name: corpus[name] for name in ENCODE_FILES}, work / "corpus")
+    fresh = Fresh(work, work / "code", Path(bytepair.__file__).parent)
+    table = []
+    for name in ENCODE_FILES:
+        got = fresh_first_passes(fresh, json_path, files[name], repeats)
+        ids, fields = got["ids"], got["fields"]
+        mb = len(corpus[name].encode("utf-8")) / 1e6
+        log(f"{name} fresh: ids hf {ids['hf']:.3f}s bytepair {ids['bytepair']:.3f}s; "
+            f"every field hf {fields['hf']:.3f}s bytepair {fields['bytepair']:.3f}s")
+        table.append([name, f"{mb:.2f}", f"{mb / ids['hf']:.2f}", f"{mb / ids['bytepair']:.2f}",
+                      f"{ids['hf'] / ids['bytepair']:.2f}×", f"{mb / fields['hf']:.2f}", f"{mb / fields['bytepair']:.2f}",
+                      f"{fields['hf'] / fields['bytepair']:.2f}×"])
+    return table
 
 
 def bench_train(corpus: dict[str, str], rows: Sequence[tuple[Sequence[str], int]], repeats: int) -> list[list[str]]:
@@ -171,25 +197,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = args_parser.parse_args(argv)
     corpus = load_corpus(CORPUS, None)
     load_before = os.getloadavg()[0]
-    with tempfile.TemporaryDirectory() as tmp:
-        model = spm_model(corpus, Path(tmp))
+    with tempfile.TemporaryDirectory(prefix="bytepair-bench-unigram-") as tmp:
+        work = Path(tmp)
+        code_description = snapshot_package("worktree", work / "code")
+        import_snapshot(work / "code")  # (this process and the fresh ones time the same code)
+        model = spm_model(corpus, work)
+        fresh_table = bench_fresh(corpus, model, work, args.repeats)
         encode_table, mismatches = bench_encode(corpus, model, args.repeats)
     train_table = bench_train(corpus, [(("en",), 2000), (TRAIN_FILES, 8000)], max(1, args.repeats // 2))
     markdown = "\n\n".join([
         "## Unigram and SentencePiece beside HF tokenizers and sentencepiece",
         f"Command: `{command_line()}`; all libraries in one process, HF single-threaded (`RAYON_NUM_THREADS=1`); "
         f"medians, the libraries taking turns; load average {load_before:.1f} at the start, {os.getloadavg()[0]:.1f} "
-        f"at the end, on {os.cpu_count()} cores.",
-        "### First pass: a fresh tokenizer encodes a whole corpus file (Unigram 8k trained by sentencepiece on en+de+fr)",
+        f"at the end, on {os.cpu_count()} cores; bytepair: {code_description}.",
+        "### First pass: new text in a fresh process (Unigram 8k trained by sentencepiece on en+de+fr)",
+        "What a user gets first: a new Python process imports the library, loads transformers' conversion of the "
+        "model (`tokenizer.json`), and one `encode(text, add_special_tokens=False)` of a whole corpus file is timed "
+        "(CPU time, HF single-threaded), `.ids` only, then (in other processes) every field read (tokens, offsets, "
+        "word ids, masks). Ids and offsets are checked equal across the libraries.",
+        md_table([("text", "l"), ("MB", "r"), ("HF MB/s", "r"), ("bytepair MB/s", "r"), ("bytepair speed vs HF", "r"),
+                  ("HF MB/s, all fields", "r"), ("bytepair MB/s, all fields", "r"),
+                  ("bytepair speed vs HF, all fields", "r")], fresh_table),
+        "### First pass in one process: a fresh tokenizer encodes a whole corpus file; line by line; sentencepiece",
+        "The same model in the benchmark's own process, each run from a new tokenizer (no piece cached, "
+        "but the process warm: the libraries, their allocators and the machine's caches have run before). "
         "HF and bytepair load the same converted `tokenizer.json`; sentencepiece and `bytepair.SentencePieceProcessor` "
         "the `.model`. `.ids` only (bytepair builds the other fields when first read; HF in `encode`), then every "
         "field read (tokens, offsets, word ids, masks) from a fresh tokenizer again; the converted normalizer and "
         "Metaspace without split make the whole text one piece. Line by line: the file's lines one `encode(line)` "
-        "call each, every field read, from a fresh tokenizer (each call's own cost counts).",
+        "call each (special tokens added, as by default), `.ids` only, then every field read, each from a fresh "
+        "tokenizer (each call's own cost counts).",
         md_table([("text", "l"), ("MB", "r"), ("tokens", "r"), ("HF MB/s", "r"), ("bytepair MB/s", "r"),
                   ("bytepair speed vs HF", "r"), ("HF MB/s, all fields", "r"), ("bytepair MB/s, all fields", "r"),
                   ("bytepair speed vs HF, all fields", "r"), ("the same by CPU time", "r"),
-                  ("line by line, all fields (CPU)", "r"), ("sentencepiece MB/s", "r"),
+                  ("line by line, ids (CPU)", "r"), ("line by line, all fields (CPU)", "r"), ("sentencepiece MB/s", "r"),
                   ("bytepair spm MB/s", "r"), ("bytepair speed vs sentencepiece", "r"),
                   ("same ids, tokens and offsets as HF", "l"), ("same ids as sentencepiece", "l")], encode_table),
         "### Training with UnigramTrainer (`train_from_iterator` after Metaspace, counting included)",
