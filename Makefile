@@ -173,7 +173,7 @@ run: $(STAMP)
 	$(VENV)/bin/bytepair count --encoding o200k_base tests/data/sample.txt
 
 # Every benchmark section that writes a document, in turn, each in a process of its own: native,
-# tokenizer-json, browser, reliability, whitespace, hostile, training, families, unigram, analysis,
+# tokenizer-json, browser, reliability, whitespace, hostile, training, families, unigram, families-exact, analysis,
 # corpus, runtimes (`$(PY) -m bench --list`; training-web and ab are run by name only).
 # Each rewrites only its own section of docs/PERFORMANCE.md or docs/RELIABILITY.md.
 bench: $(STAMP) $(NODE_MAJORS_STAMP) site chromium hf-data

@@ -37,14 +37,15 @@ SECTIONS: dict[str, Section] = {
     "training": Section("bench.training", "bytepair.train against HF BpeTrainer, rustbpe, bpeasy and a minbpe-style loop"),
     "training-web": Section("bench.training_web", "the JS API's train() in headless Chromium beside bytepair.train"),
     "families": Section("bench.families", "WordPiece and WordLevel (and other families' rows) beside HF: first-pass encoding, training"),
+    "families-exact": Section("bench.families_exact", "every family against HF and sentencepiece on every corpus file: calls, mismatches (docs/RELIABILITY.md)"),
     "unigram": Section("bench.unigram", "Unigram and SentencePiece .model files beside HF and sentencepiece: first-pass encoding, training"),
     "analysis": Section("bench.analysis", "how long bytepair.analysis takes: vocabulary reports, manifests, a diff, fertility"),
     "corpus": Section("bench.corpus_encode", "encode_corpus on 1 and 2 processes and Dask beside tiktoken's batches; long pieces beside HF"),
     "runtimes": Section("bench.runtimes", "the npm package in Node 20/22/24, Deno, Bun, workerd, edge-runtime: cold and warm starts; its size"),
     "ab": Section("bench.ab", "the first pass of two copies of core/, in fresh processes in turn (prints only)"),
 }
-ALL = ("native", "tokenizer-json", "browser", "reliability", "whitespace", "hostile", "training", "families", "unigram", "analysis", "corpus",
-       "runtimes")
+ALL = ("native", "tokenizer-json", "browser", "reliability", "whitespace", "hostile", "training", "families", "unigram",
+       "families-exact", "analysis", "corpus", "runtimes")
 """What ``all`` (and so ``make bench``) runs, in this order: every section that writes a document,
 except ``training-web``, which ``make bench`` has never run."""
 

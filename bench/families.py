@@ -239,7 +239,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     train_table = bench_train(TRAIN_ROWS, corpus, max(1, args.repeats // 2 + 1))
     markdown = "\n\n".join([
         "## Families: WordPiece and WordLevel beside HF tokenizers (and BPE for reference)",
-        f"Command: `{command_line()}`; both libraries in one process, HF single-threaded "
+        f"Command: `{command_line()}`; the first table from fresh processes, the others with both libraries in one process; HF single-threaded "
         "(`RAYON_NUM_THREADS=1`); medians, the libraries taking turns; load average "
         f"{load_before:.1f} at the start, {os.getloadavg()[0]:.1f} at the end, on {os.cpu_count()} cores; "
         f"bytepair: {code_description}.",
@@ -272,7 +272,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "widths over those words only, merged into the words' bounds by a sort of two sorted runs; other "
         "models' words are worked out once per distinct word and kept (bounded in bytes, emptied with the "
         "piece cache); BertNormalizer's alignment is kept as the few characters it does not map to one "
-        "character (`normalizers/edits.py`). Line by line (the column reads every field), the ids and the type ids, "
+        "character (`normalizers/edits.py`). Line by line (the last column reads every field), the ids and the type ids, "
         "special-tokens mask and sequence ids come from the ids' pass, through the post-processor's layout (its "
         "special tokens and the texts in order: they depend on the texts' token counts alone); tokens, offsets and word ids are a second pass through the "
         "stages (a part of up to 256 words put together word by word), a cost every short call pays that "
