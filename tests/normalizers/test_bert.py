@@ -120,6 +120,23 @@ def test_byte_level_normalizer_as_hf(text: str) -> None:
 
 
 @settings(max_examples=150, deadline=None)
+@given(text=st.text(st.characters(max_codepoint=127), max_size=40) | st.text(" ~AZaz09!\x7f\t\x1f", max_size=20),
+       options=st.sampled_from(OPTIONS))
+def test_ascii_text_as_hf_with_its_steps_alignment(text: str, options: dict) -> None:
+    """Printable ASCII takes a shortcut (``_plain``: each character itself, lower-cased); ASCII
+    with a control (``\\x7f``, a tab) goes through the steps. Both give HF's text, and the
+    alignment of the steps (none: each character from itself)."""
+    ours = BertNormalizer(**options)
+    expected = tokenizers.normalizers.BertNormalizer(**options).normalize_str(text)
+    assert ours.normalize(text) == expected
+    found = ours.normalize_edits(text)
+    assert found is not None and found[0] == expected
+    ref, ref_align = ours._reference_normalize_aligned(text)
+    identity = [(i, i + 1) for i in range(len(ref))]
+    assert ref == expected and (found[1].aligned() if found[1] else identity) == (ref_align or identity)
+
+
+@settings(max_examples=150, deadline=None)
 @given(text=ANY_TEXT | st.text("e\u0301\u0323\u0344q\u0307Åﬁİ中 ", max_size=20), options=st.sampled_from(OPTIONS))
 def test_memoized_alignment_is_the_steps_alignment(text: str, options: dict) -> None:
     ours = BertNormalizer(**options)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
-from functools import cache, lru_cache
+from functools import cache, cached_property, lru_cache
 from itertools import accumulate, chain
 from typing import Any
 
@@ -417,7 +417,7 @@ class Pretokenizer:
         (['hi', 'you'], [0, 3], [2, 6])
         """
         swapped = self._matchable(text)
-        between = _in_group(self._regex) if self.engine == "re" else None
+        between = self._between
         if between is None:
             return self._reference_bounds(text)
         if parts is None or swapped is not None:
@@ -430,8 +430,14 @@ class Pretokenizer:
 
     def split_between(self, text: str) -> list[str] | None:
         """``bounds``' split of ``text`` (its pieces: every second part), or None where it takes none."""
-        between = _in_group(self._regex) if self.engine == "re" and self._matchable(text) is None else None
+        between = self._between if self._matchable(text) is None else None
         return None if between is None else between.split(text)
+
+    @cached_property
+    def _between(self) -> re.Pattern[str] | None:
+        """The pattern in one group (``bounds``, ``split_between``), or None where that is not the
+        same search; found once (a lookup in ``_in_group``'s cache hashes the pattern: 1 µs a call)."""
+        return _in_group(self._regex) if self.engine == "re" else None
 
     def _reference_bounds(self, text: str) -> tuple[list[str], list[int], list[int]]:
         """``bounds`` read off ``finditer``'s match objects."""
