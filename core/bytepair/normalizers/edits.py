@@ -54,19 +54,30 @@ class Edits(NamedTuple):
     length: int
 
     def sources(self) -> list[int]:
-        """Each normalized character's index in the segment: the kept characters' in C where every
-        change is a removal (a converted SentencePiece normalizer's collapsed runs of spaces, tens of
-        thousands in a text), else :meth:`reference_sources`.
+        """Each normalized character's index in the segment, in C loops: the characters not removed
+        once each (a converted SentencePiece normalizer's collapsed runs of spaces, tens of thousands
+        in a text), then those that became several characters once more for each further one,
+        merged in by a sort of two sorted runs (a merge, in C: a few ``…`` made ``...`` in a text
+        cost 26-48 ms character by character, :meth:`reference_sources`). Where most changes grow
+        (BertNormalizer's spaced CJK), :meth:`reference_sources`.
 
-        >>> Edits([(1, 0), (2, 0)], 4).sources()
-        [0, 3]
+        >>> Edits([(1, 0), (2, 0)], 4).sources(), Edits([(0, 2), (1, 0), (3, 3)], 5).sources()
+        ([0, 3], [0, 0, 2, 3, 3, 3, 4])
         """
         changed, length = self.changed, self.length
-        if not changed or max(map(_COUNT, changed)) > 1:
+        if not changed:
+            return list(range(length))
+        counts = list(map(_COUNT, changed))
+        grown = list(compress(changed, map((1).__lt__, counts)))
+        if len(grown) * 4 > len(changed):
             return self.reference_sources()
         kept = bytearray(b"\x01") * length
-        deque(map(kept.__setitem__, map(_INDEX, changed), repeat(0)), maxlen=0)
-        return list(compress(range(length), kept))
+        deque(map(kept.__setitem__, compress(map(_INDEX, changed), map((0).__eq__, counts)), repeat(0)), maxlen=0)
+        out = list(compress(range(length), kept))
+        if grown:
+            out += chain.from_iterable(map(repeat, map(_INDEX, grown), map(sub, map(_COUNT, grown), repeat(1))))
+            out.sort()
+        return out
 
     def reference_sources(self) -> list[int]:
         """:meth:`sources`, run by run (tests hold the two equal)."""
