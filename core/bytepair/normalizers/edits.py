@@ -134,7 +134,7 @@ class Edits(NamedTuple):
             sources = self.sources()
             first = map(sources.__getitem__, starts)
             last = map(sources.__getitem__, map(sub, ends, repeat(1)))
-            return zip(map(add, first, repeat(base)), map(add, last, repeat(base + 1)))
+            return zip(map(add, first, repeat(base)) if base else first, map(add, last, repeat(base + 1)))
         out_starts: list[Iterable[int]] = []
         out_ends: list[Iterable[int]] = []
         i = j = 0  # the first start, and the first end, not placed yet

@@ -103,11 +103,12 @@ class TokenSpans:
         (Cut(starts=[0, 1], ends=[1, 3], runs=None, words=['a', 'bc']), Cut(starts=[0, 2, 3], ends=[2, 3, 5], runs=None, words=['xy', 'a', 'bc']), None)
         """
         texts, unk = self.texts, self.unk_id
-        if ids and (min(ids) < 0 or max(ids) >= len(texts)) or not self.byte_of.keys().isdisjoint(ids):
+        if ids and (min(ids) < 0 or max(ids) >= len(texts)) or (self.byte_of and not self.byte_of.keys().isdisjoint(ids)):
             return None
         words = list(map(texts.__getitem__, ids))
-        if unk is not None and unk in ids:
-            at = list(compress(range(len(ids)), map(unk.__eq__, ids)))
+        unknowns = 0 if unk is None else ids.count(unk)
+        if unknowns:
+            at = _positions(ids, unk, unknowns)
             if self._others is None:
                 self._others = re.compile("[^" + "".join(map(re.escape, sorted(self.single))) + "]+" if self.single else "(?s:.+)")
             runs = self._others.findall(piece)
@@ -200,3 +201,20 @@ class TokenSpans:
                 if rest is not None:
                     return [(pos, end, run)] + rest
         return None
+
+
+def _positions(ids: tuple[int, ...], token_id: int, count: int) -> list[int]:
+    """Where ``token_id`` (``count`` times) is in ``ids``: by ``index`` (a scan in C from each one
+    to the next) where it is rare, else by one comparison per id.
+
+    >>> _positions((0, 5, 0, 7), 0, 2), _positions((0,) * 3, 0, 3)
+    ([0, 2], [0, 1, 2])
+    """
+    if count * 16 > len(ids):
+        return list(compress(range(len(ids)), map(token_id.__eq__, ids)))
+    out = []
+    at = -1
+    for _ in range(count):
+        at = ids.index(token_id, at + 1)
+        out.append(at)
+    return out
