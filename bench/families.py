@@ -35,6 +35,7 @@ from typing import Any  # noqa: E402
 from bench.common import (CORE, CORPUS, HF_DIR, PERFORMANCE, all_fields, command_line, import_snapshot,  # noqa: E402
                           lines_with_fields, load_corpus, log, md_table, parser, replace_section, snapshot_package,
                           timed_both, write_texts)
+from bench.tokenizer_json_measure import FRESH_COLUMNS, FRESH_TEXT, Fresh, fresh_cells, fresh_first_passes  # noqa: E402
 
 sys.path.insert(0, str(CORE))
 
@@ -133,7 +134,6 @@ def bench_fresh(rows: Sequence[EncodeRow], jsons: dict[str, str], corpus: dict[s
     row's ``tokenizer.json`` and encode a whole file once, ids only and every field read."""
     import bytepair
 
-    from bench.tokenizer_json_measure import Fresh, fresh_first_passes
 
     files = write_texts({name: corpus[name] for row in rows for name in row.corpus}, work / "corpus")
     fresh = Fresh(work, work / "code", Path(bytepair.__file__).parent)
@@ -142,14 +142,9 @@ def bench_fresh(rows: Sequence[EncodeRow], jsons: dict[str, str], corpus: dict[s
         json_path = work / f"family-{k}.json"
         json_path.write_text(jsons[row.family], encoding="utf-8")
         for name in row.corpus:
-            got = fresh_first_passes(fresh, json_path, files[name], repeats)
-            ids, fields = got["ids"], got["fields"]
             mb = len(corpus[name].encode("utf-8")) / 1e6
-            log(f"{row.family} {name} fresh: ids hf {ids['hf']:.3f}s bytepair {ids['bytepair']:.3f}s; "
-                f"every field hf {fields['hf']:.3f}s bytepair {fields['bytepair']:.3f}s")
-            table.append([row.family, name, f"{mb:.2f}", f"{mb / ids['hf']:.2f}", f"{mb / ids['bytepair']:.2f}",
-                          f"{ids['hf'] / ids['bytepair']:.2f}×", f"{mb / fields['hf']:.2f}",
-                          f"{mb / fields['bytepair']:.2f}", f"{fields['hf'] / fields['bytepair']:.2f}×"])
+            got = fresh_first_passes(fresh, json_path, files[name], repeats)
+            table.append([row.family, name, f"{mb:.2f}", *fresh_cells(f"{row.family} {name}", got, mb)])
     return table
 
 
@@ -244,13 +239,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{load_before:.1f} at the start, {os.getloadavg()[0]:.1f} at the end, on {os.cpu_count()} cores; "
         f"bytepair: {code_description}.",
         "### First pass: new text in a fresh process",
-        "What a user gets first: a new Python process imports the library, loads the `tokenizer.json`, and one "
-        "`encode(text, add_special_tokens=False)` of a whole corpus file is timed (CPU time, HF single-threaded), "
-        "`.ids` only, then (in other processes) every field read (tokens, offsets, word ids, masks). Ids and "
-        "offsets are checked equal across the libraries.",
-        md_table([("file", "l"), ("text", "l"), ("MB", "r"), ("HF MB/s", "r"), ("bytepair MB/s", "r"),
-                  ("bytepair speed vs HF", "r"), ("HF MB/s, all fields", "r"), ("bytepair MB/s, all fields", "r"),
-                  ("bytepair speed vs HF, all fields", "r")], fresh_table),
+        FRESH_TEXT,
+        md_table([("file", "l"), ("text", "l"), ("MB", "r"), *FRESH_COLUMNS], fresh_table),
         "### First pass in one process: a fresh tokenizer encodes a whole corpus file; line by line",
         "The same files in the benchmark's own process, each run from a new tokenizer (no piece cached, but the "
         "process warm). `.ids` only (bytepair builds the other fields when first read; HF in `encode`), then every "

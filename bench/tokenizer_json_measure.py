@@ -73,6 +73,24 @@ def fresh_first_passes(fresh: Fresh, json_path: Path, text_path: Path, repeats: 
             for task, by_lib in runs.items()}
 
 
+FRESH_COLUMNS = [("HF MB/s", "r"), ("bytepair MB/s", "r"), ("bytepair speed vs HF", "r"), ("HF MB/s, all fields", "r"),
+                 ("bytepair MB/s, all fields", "r"), ("bytepair speed vs HF, all fields", "r")]
+"""The columns of :func:`fresh_cells` (the families and unigram sections' first table)."""
+FRESH_TEXT = ("What a user gets first: a new Python process imports the library, loads the `tokenizer.json`, and one "
+              "`encode(text, add_special_tokens=False)` of a whole corpus file is timed (CPU time, HF single-threaded), "
+              "`.ids` only, then (in other processes) every field read (tokens, offsets, word ids, masks). Ids and "
+              "offsets are checked equal across the libraries.")
+
+
+def fresh_cells(name: str, got: dict[str, dict[str, float]], mb: float) -> list[str]:
+    """:data:`FRESH_COLUMNS` of :func:`fresh_first_passes`' medians for a text of ``mb`` MB (logged as ``name``)."""
+    ids, fields = got["ids"], got["fields"]
+    log(f"{name} fresh: ids hf {ids['hf']:.3f}s bytepair {ids['bytepair']:.3f}s; "
+        f"every field hf {fields['hf']:.3f}s bytepair {fields['bytepair']:.3f}s")
+    return [f"{mb / ids['hf']:.2f}", f"{mb / ids['bytepair']:.2f}", f"{ids['hf'] / ids['bytepair']:.2f}×",
+            f"{mb / fields['hf']:.2f}", f"{mb / fields['bytepair']:.2f}", f"{fields['hf'] / fields['bytepair']:.2f}×"]
+
+
 # ----------------------------------------------------------------------------------------- results
 @dataclass
 class Libs:

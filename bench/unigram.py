@@ -32,6 +32,7 @@ from typing import Any  # noqa: E402
 
 from bench.common import (CORE, CORPUS, PERFORMANCE, all_fields, command_line, import_snapshot, lines_with_fields,  # noqa: E402
                           load_corpus, log, md_table, parser, replace_section, snapshot_package, timed_both, write_texts)
+from bench.tokenizer_json_measure import FRESH_COLUMNS, FRESH_TEXT, Fresh, fresh_cells, fresh_first_passes  # noqa: E402
 
 sys.path.insert(0, str(CORE))
 
@@ -148,7 +149,6 @@ def bench_fresh(corpus: dict[str, str], model: Path, work: Path, repeats: int) -
     converted ``tokenizer.json`` and encode a whole file once, ids only and every field read."""
     import bytepair
 
-    from bench.tokenizer_json_measure import Fresh, fresh_first_passes
 
     json_path = work / "unigram.json"
     json_path.write_text(bytepair.Tokenizer.from_sentencepiece(model).to_str(), encoding="utf-8")
@@ -156,14 +156,8 @@ def bench_fresh(corpus: dict[str, str], model: Path, work: Path, repeats: int) -
     fresh = Fresh(work, work / "code", Path(bytepair.__file__).parent)
     table = []
     for name in ENCODE_FILES:
-        got = fresh_first_passes(fresh, json_path, files[name], repeats)
-        ids, fields = got["ids"], got["fields"]
         mb = len(corpus[name].encode("utf-8")) / 1e6
-        log(f"{name} fresh: ids hf {ids['hf']:.3f}s bytepair {ids['bytepair']:.3f}s; "
-            f"every field hf {fields['hf']:.3f}s bytepair {fields['bytepair']:.3f}s")
-        table.append([name, f"{mb:.2f}", f"{mb / ids['hf']:.2f}", f"{mb / ids['bytepair']:.2f}",
-                      f"{ids['hf'] / ids['bytepair']:.2f}×", f"{mb / fields['hf']:.2f}", f"{mb / fields['bytepair']:.2f}",
-                      f"{fields['hf'] / fields['bytepair']:.2f}×"])
+        table.append([name, f"{mb:.2f}", *fresh_cells(name, fresh_first_passes(fresh, json_path, files[name], repeats), mb)])
     return table
 
 
@@ -211,13 +205,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"medians, the libraries taking turns; load average {load_before:.1f} at the start, {os.getloadavg()[0]:.1f} "
         f"at the end, on {os.cpu_count()} cores; bytepair: {code_description}.",
         "### First pass: new text in a fresh process (Unigram 8k trained by sentencepiece on en+de+fr)",
-        "What a user gets first: a new Python process imports the library, loads transformers' conversion of the "
-        "model (`tokenizer.json`), and one `encode(text, add_special_tokens=False)` of a whole corpus file is timed "
-        "(CPU time, HF single-threaded), `.ids` only, then (in other processes) every field read (tokens, offsets, "
-        "word ids, masks). Ids and offsets are checked equal across the libraries.",
-        md_table([("text", "l"), ("MB", "r"), ("HF MB/s", "r"), ("bytepair MB/s", "r"), ("bytepair speed vs HF", "r"),
-                  ("HF MB/s, all fields", "r"), ("bytepair MB/s, all fields", "r"),
-                  ("bytepair speed vs HF, all fields", "r")], fresh_table),
+        FRESH_TEXT + " The `tokenizer.json` is transformers' conversion of the model.",
+        md_table([("text", "l"), ("MB", "r"), *FRESH_COLUMNS], fresh_table),
         "### First pass in one process: a fresh tokenizer encodes a whole corpus file; line by line; sentencepiece",
         "The same model in the benchmark's own process, each run from a new tokenizer (no piece cached, "
         "but the process warm: the libraries, their allocators and the machine's caches have run before). "
