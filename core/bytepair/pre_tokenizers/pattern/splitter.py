@@ -436,8 +436,13 @@ class Pretokenizer:
     @cached_property
     def _between(self) -> re.Pattern[str] | None:
         """The pattern in one group (``bounds``, ``split_between``), or None where that is not the
-        same search; found once (a lookup in ``_in_group``'s cache hashes the pattern: 1 µs a call)."""
-        return _in_group(self._regex) if self.engine == "re" else None
+        same search (another engine, a pattern of groups, or flags that must lead it); found once
+        (``re.compile``'s own cache hashes the pattern: 1 µs a call)."""
+        regex = self._regex
+        try:
+            return None if self.engine != "re" or regex.groups else re.compile("(" + regex.pattern + ")", regex.flags)
+        except re.error:
+            return None
 
     def _reference_bounds(self, text: str) -> tuple[list[str], list[int], list[int]]:
         """``bounds`` read off ``finditer``'s match objects."""
@@ -459,15 +464,6 @@ class Pretokenizer:
 
 
 @lru_cache(maxsize=32)
-def _in_group(regex: re.Pattern[str]) -> re.Pattern[str] | None:
-    """``regex`` in one group (``Pretokenizer.bounds``), or None where that is not the same search
-    (a pattern of groups, or of flags that must lead it)."""
-    try:
-        return None if regex.groups else re.compile("(" + regex.pattern + ")", regex.flags)
-    except re.error:
-        return None
-
-
 @lru_cache(maxsize=32)
 def _compile(pattern: str, dialect: str = "tiktoken") -> tuple[Any, AstralStandIns | None, str]:
     """Compiled matcher, astral stand-ins (or None) and engine name for ``pattern``; cached, since
