@@ -464,7 +464,6 @@ class Pretokenizer:
 
 
 @lru_cache(maxsize=32)
-@lru_cache(maxsize=32)
 def _compile(pattern: str, dialect: str = "tiktoken") -> tuple[Any, AstralStandIns | None, str]:
     """Compiled matcher, astral stand-ins (or None) and engine name for ``pattern``; cached, since
     encodings often share a pattern and compiling the expanded classes costs tens of milliseconds."""
