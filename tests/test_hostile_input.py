@@ -193,8 +193,8 @@ def test_what_the_check_lets_through_is_at_most_quadratic(parts: list[tuple[str,
     """Soundness of the side-by-side rule: a sequence of repeats the check passes scans 600
     characters (every start position, as a Split does) within 2 s. The slowest of 87,000 passed
     patterns drawn the same way, ``[ab]+[ab]{0,3}[^x]{0,3}a{0,3}[ab]{0,3}c``, took 0.33 s; a
-    cubic one, which the check refuses (``[ab]*[ab]*[ab]*c``), takes 10-18 s. Timed, so run
-    alone (a parallel run once pushed a 2,000-character quadratic scan past its bound)."""
+    cubic one, which the check refuses (``[ab]*[ab]*[ab]*c``), takes 10-18 s. Timed by the wall
+    clock, so run alone: beside the parallel suite the same scan can take twice as long."""
     pattern = "".join(atom + quantifier for atom, quantifier in parts) + end
     try:
         check_pattern(pattern, "p")
